@@ -1,0 +1,2 @@
+"""What the papers compare against (randomized response, Mondrian, truncation, flowgraph,
+...). Registered exactly like mechanisms, with ``role="baseline"``."""

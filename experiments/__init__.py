@@ -1,0 +1,1 @@
+"""The experiment runner: grid expansion, seeding, parallel repetitions, result store."""

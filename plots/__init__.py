@@ -1,0 +1,1 @@
+"""Figures drawn from the result store (never recomputing results)."""

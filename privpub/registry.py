@@ -1,0 +1,272 @@
+"""The registries: mechanisms (and baselines), metrics, and views between data kinds.
+
+A mechanism is a plain function with keyword-only parameters and an explicit
+``rng: numpy.random.Generator``, registered with its input kind, output kind and privacy
+notion::
+
+    @register_mechanism("randomized_response_edge", input_kind=Kind.BINARY_MATRIX,
+                        output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP, paper="epasto2022")
+    def randomized_response_edge(matrix, *, epsilon, rng, ledger=None): ...
+
+Differentially private mechanisms take ``epsilon`` and an optional ``ledger``
+(:class:`privpub.ledger.PrivacyLedger`) and spend every part of their budget through it.
+
+A metric compares the truth with a release of the same kind: ``metric(truth, release)``,
+where the runner obtains ``truth`` from the original dataset through a registered *view*
+(e.g. graph -> degree histogram). Mechanisms, baselines and metrics register themselves
+when their packages are imported; :func:`load_plugins` imports them all.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from privpub.errors import ConfigError, UnknownNameError
+from privpub.types import Kind, kind_of
+
+__all__ = [
+    "EDGE_DP",
+    "NODE_DP",
+    "RECORD_DP",
+    "K_ANONYMITY",
+    "SMOOTH_K_ANONYMITY",
+    "NO_PRIVACY",
+    "DP_NOTIONS",
+    "MechanismInfo",
+    "MetricInfo",
+    "register_mechanism",
+    "register_metric",
+    "register_view",
+    "get_mechanism",
+    "get_metric",
+    "mechanisms",
+    "metrics",
+    "view",
+    "load_plugins",
+]
+
+EDGE_DP = "edge-DP"
+NODE_DP = "node-DP"
+RECORD_DP = "record-DP"
+K_ANONYMITY = "k-anonymity"
+SMOOTH_K_ANONYMITY = "smooth-k-anonymity"
+NO_PRIVACY = "none"
+DP_NOTIONS = (EDGE_DP, NODE_DP, RECORD_DP)
+_NOTIONS = (*DP_NOTIONS, K_ANONYMITY, SMOOTH_K_ANONYMITY, NO_PRIVACY)
+
+
+@dataclass(frozen=True)
+class MechanismInfo:
+    """A registered mechanism or baseline.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (also the ``conf/mechanism/<name>.yaml`` file name).
+    func : callable
+        ``func(data, *, rng, **params)``.
+    input_kind, output_kind : str
+        Data kinds (:class:`privpub.types.Kind`).
+    privacy : str
+        The privacy notion claimed: edge-DP, node-DP, record-DP, k-anonymity,
+        smooth-k-anonymity or none.
+    paper : str or None
+        Key of the paper that proposes or uses it (e.g. ``"day2016"``).
+    role : {"mechanism", "baseline", "reference"}
+        What it is in the paper's comparison ("reference" = non-private yardstick).
+    caveat : str or None
+        Why the claimed guarantee does not (or is not known to) hold, stored with every
+        result row. None when the claim is shown to hold (by proof and tests).
+    """
+
+    name: str
+    func: Callable
+    input_kind: str
+    output_kind: str
+    privacy: str
+    paper: str | None = None
+    role: str = "mechanism"
+    caveat: str | None = None
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_dp(self) -> bool:
+        return self.privacy in DP_NOTIONS
+
+    @property
+    def summary(self) -> str:
+        doc = inspect.getdoc(self.func) or ""
+        return doc.splitlines()[0] if doc else ""
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """A registered metric: ``func(truth, release, **params) -> float | dict[str, float]``."""
+
+    name: str
+    func: Callable
+    kinds: tuple[str, ...]
+    higher_is_better: bool
+    label: str
+    takes_rng: bool = False
+
+
+_MECHANISMS: dict[str, MechanismInfo] = {}
+_METRICS: dict[str, MetricInfo] = {}
+_VIEWS: dict[tuple[str, str], Callable] = {}
+
+
+def _keyword_parameters(func: Callable) -> dict[str, Any]:
+    """Keyword-only parameters of ``func`` with their defaults (``inspect._empty`` if none)."""
+    sig = inspect.signature(func)
+    return {
+        p.name: p.default
+        for p in sig.parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("rng", "ledger")
+    }
+
+
+def register_mechanism(
+    name: str,
+    *,
+    input_kind: str,
+    output_kind: str,
+    privacy: str,
+    paper: str | None = None,
+    role: str = "mechanism",
+    caveat: str | None = None,
+):
+    """Decorator registering a mechanism/baseline function under ``name``."""
+    if input_kind not in Kind.ALL or output_kind not in Kind.ALL:
+        raise ConfigError(f"{name}: unknown kind {input_kind!r} or {output_kind!r}")
+    if privacy not in _NOTIONS:
+        raise ConfigError(f"{name}: unknown privacy notion {privacy!r}; known: {_NOTIONS}")
+    if role not in ("mechanism", "baseline", "reference"):
+        raise ConfigError(f"{name}: role must be mechanism, baseline or reference")
+
+    def decorate(func: Callable) -> Callable:
+        sig = inspect.signature(func)
+        if "rng" not in sig.parameters:
+            raise ConfigError(f"mechanism {name!r} must take a keyword-only 'rng'")
+        params = _keyword_parameters(func)
+        if privacy in DP_NOTIONS and "epsilon" not in params:
+            raise ConfigError(f"DP mechanism {name!r} must take a keyword-only 'epsilon'")
+        if name in _MECHANISMS and _MECHANISMS[name].func is not func:
+            raise ConfigError(f"mechanism name {name!r} registered twice")
+        _MECHANISMS[name] = MechanismInfo(
+            name, func, input_kind, output_kind, privacy, paper, role, caveat, params
+        )
+        return func
+
+    return decorate
+
+
+def register_metric(
+    name: str, *, kinds, higher_is_better: bool, label: str | None = None
+):
+    """Decorator registering ``func(truth, release, ...)`` as metric ``name``."""
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+
+    def decorate(func: Callable) -> Callable:
+        takes_rng = "rng" in inspect.signature(func).parameters
+        _METRICS[name] = MetricInfo(
+            name, func, kinds, higher_is_better, label or name, takes_rng
+        )
+        return func
+
+    return decorate
+
+
+def register_view(from_kind: str, to_kind: str):
+    """Decorator registering how to derive the ``to_kind`` truth from a ``from_kind`` dataset."""
+
+    def decorate(func: Callable) -> Callable:
+        _VIEWS[(from_kind, to_kind)] = func
+        return func
+
+    return decorate
+
+
+def view(data, to_kind: str):
+    """The truth of kind ``to_kind`` for dataset ``data`` (identity when the kinds match)."""
+    from_kind = kind_of(data)
+    if from_kind == to_kind:
+        return data
+    try:
+        return _VIEWS[(from_kind, to_kind)](data)
+    except KeyError:
+        raise ConfigError(
+            f"no view from {from_kind} to {to_kind}: a metric on {to_kind} releases "
+            f"cannot be computed for a {from_kind} dataset"
+        ) from None
+
+
+def has_view(from_kind: str, to_kind: str) -> bool:
+    return from_kind == to_kind or (from_kind, to_kind) in _VIEWS
+
+
+def _unknown(what: str, name: str, known) -> UnknownNameError:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=3)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    return UnknownNameError(
+        f"unknown {what} {name!r}.{hint} Known {what}s: {', '.join(sorted(known))}"
+    )
+
+
+def get_mechanism(name: str) -> MechanismInfo:
+    """The registered mechanism ``name``; unknown names fail listing the known ones."""
+    load_plugins()
+    try:
+        return _MECHANISMS[name]
+    except KeyError:
+        raise _unknown("mechanism", name, _MECHANISMS) from None
+
+
+def get_metric(name: str) -> MetricInfo:
+    """The registered metric ``name``; unknown names fail listing the known ones."""
+    load_plugins()
+    try:
+        return _METRICS[name]
+    except KeyError:
+        raise _unknown("metric", name, _METRICS) from None
+
+
+def mechanisms() -> dict[str, MechanismInfo]:
+    """All registered mechanisms and baselines, by name."""
+    load_plugins()
+    return dict(_MECHANISMS)
+
+
+def metrics() -> dict[str, MetricInfo]:
+    """All registered metrics, by name."""
+    load_plugins()
+    return dict(_METRICS)
+
+
+_PLUGIN_PACKAGES = ("metrics", "mechanisms", "baselines")
+_loaded = False
+
+
+def load_plugins() -> None:
+    """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages.
+
+    Modules whose name starts with ``test_`` or ``_`` are skipped. Importing is what
+    registers; it happens once per process.
+    """
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    importlib.import_module("privpub.views")
+    for pkg_name in _PLUGIN_PACKAGES:
+        pkg = importlib.import_module(pkg_name)
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            if not mod.name.startswith(("_", "test_")):
+                importlib.import_module(f"{pkg_name}.{mod.name}")

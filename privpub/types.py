@@ -1,0 +1,319 @@
+"""The data types every mechanism, metric and loader agrees on, and their *kinds*.
+
+A *kind* is the name of what a dataset is or what a mechanism releases. The registry
+records an input kind and an output kind for each mechanism, and the runner refuses an
+experiment whose mechanism does not accept its dataset or whose metric does not accept
+the mechanism's release (see :func:`kind_of`).
+
+- ``graph``: :class:`Graph`, an undirected simple graph on nodes ``0..n-1`` stored as a
+  symmetric boolean CSR adjacency without diagonal.
+- ``table``: :class:`Table`, a :class:`pandas.DataFrame` plus a :class:`Schema`.
+- ``binary_matrix``: a :class:`scipy.sparse.csr_array` of 0/1 (users x items).
+- ``degree_histogram``: :class:`DegreeHistogram`, (possibly noisy) counts per degree.
+- ``degree_sequence``: :class:`DegreeSequence`, a (possibly noisy) sequence of degrees.
+- ``ranking``: :class:`Ranking`, an ordered list of selected item ids (top-k).
+- ``classifier``: a fitted model with ``predict`` (scikit-learn style).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from privpub.errors import DataError, PrivpubError
+
+__all__ = [
+    "Kind",
+    "Graph",
+    "Attribute",
+    "Schema",
+    "Table",
+    "DegreeHistogram",
+    "DegreeSequence",
+    "Ranking",
+    "Release",
+    "kind_of",
+    "as_binary_matrix",
+]
+
+
+class Kind:
+    """String constants naming data kinds (see the module docstring)."""
+
+    GRAPH = "graph"
+    TABLE = "table"
+    BINARY_MATRIX = "binary_matrix"
+    DEGREE_HISTOGRAM = "degree_histogram"
+    DEGREE_SEQUENCE = "degree_sequence"
+    RANKING = "ranking"
+    CLASSIFIER = "classifier"
+
+    ALL = (GRAPH, TABLE, BINARY_MATRIX, DEGREE_HISTOGRAM, DEGREE_SEQUENCE, RANKING, CLASSIFIER)
+
+
+# --------------------------------------------------------------------------- graphs
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """An undirected simple graph on nodes ``0..n-1``.
+
+    Parameters
+    ----------
+    adjacency : scipy.sparse.csr_array
+        Symmetric boolean adjacency with an empty diagonal and sorted indices. Build one
+        with :meth:`from_edges`, which enforces all of this.
+    name : str
+        A label for messages and plots.
+    """
+
+    adjacency: sp.csr_array
+    name: str = ""
+
+    @classmethod
+    def from_edges(cls, edges, n_nodes: int | None = None, *, name: str = "") -> Graph:
+        """Build a graph from an ``(m, 2)`` integer array of node pairs.
+
+        Direction, duplicates and self-loops are dropped: ``(u, v)`` and ``(v, u)`` become
+        the one edge ``{u, v}``. Node ids must be in ``0..n_nodes-1``; ``n_nodes`` defaults
+        to ``max id + 1``.
+        """
+        edges = np.asarray(edges)
+        if edges.size == 0:
+            edges = np.empty((0, 2), dtype=np.int64)
+        if edges.ndim != 2 or edges.shape[1] != 2:
+            raise DataError(f"edges must be an (m, 2) array of node pairs, got shape {edges.shape}")
+        if not np.issubdtype(edges.dtype, np.integer):
+            raise DataError(f"edge node ids must be integers, got dtype {edges.dtype}")
+        edges = edges.astype(np.int64, copy=False)
+        if edges.size and edges.min() < 0:
+            raise DataError("edge node ids must be >= 0")
+        top = int(edges.max()) + 1 if edges.size else 0
+        n = top if n_nodes is None else int(n_nodes)
+        if n < top:
+            raise DataError(f"edge list names node {top - 1} but n_nodes = {n}")
+        u, v = edges[:, 0], edges[:, 1]
+        keep = u != v
+        u, v = u[keep], v[keep]
+        rows = np.concatenate([u, v])
+        cols = np.concatenate([v, u])
+        adj = sp.csr_array(
+            (np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n), dtype=bool
+        )
+        adj.sum_duplicates()
+        adj.sort_indices()
+        return cls(adj, name=name)
+
+    @classmethod
+    def from_networkx(cls, g, *, name: str = "") -> Graph:
+        """Build from a networkx graph, relabelling its nodes ``0..n-1`` in sorted order."""
+        nodes = sorted(g.nodes())
+        index = {node: i for i, node in enumerate(nodes)}
+        edges = np.array([(index[a], index[b]) for a, b in g.edges()], dtype=np.int64)
+        return cls.from_edges(edges.reshape(-1, 2), len(nodes), name=name or str(g.name or ""))
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.adjacency.shape[0])
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.adjacency.nnz // 2)
+
+    def degrees(self) -> np.ndarray:
+        """Degree of every node, as an int64 array of length ``n_nodes``."""
+        return np.diff(self.adjacency.indptr).astype(np.int64)
+
+    def degree_histogram(self) -> DegreeHistogram:
+        """Number of nodes of each degree 0..d_max."""
+        return DegreeHistogram(np.bincount(self.degrees()).astype(float))
+
+    def degree_sequence(self) -> DegreeSequence:
+        """Degrees sorted in non-decreasing order."""
+        return DegreeSequence(np.sort(self.degrees()).astype(float))
+
+    def edges(self) -> np.ndarray:
+        """Edges as an ``(m, 2)`` int64 array with ``u < v``, in lexicographic order."""
+        coo = sp.triu(self.adjacency, k=1, format="coo")
+        order = np.lexsort((coo.col, coo.row))
+        return np.column_stack([coo.row[order], coo.col[order]]).astype(np.int64)
+
+    def to_networkx(self):
+        """Convert to a :class:`networkx.Graph` (for small-graph algorithms)."""
+        import networkx as nx
+
+        g = nx.Graph(name=self.name)
+        g.add_nodes_from(range(self.n_nodes))
+        g.add_edges_from(map(tuple, self.edges()))
+        return g
+
+    def subgraph(self, nodes) -> Graph:
+        """Induced subgraph on ``nodes``, relabelled ``0..len(nodes)-1`` in the given order."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        sub = self.adjacency[nodes][:, nodes]
+        return Graph(sp.csr_array(sub, dtype=bool), name=self.name)
+
+    def __repr__(self) -> str:
+        return f"Graph(name={self.name!r}, n_nodes={self.n_nodes}, n_edges={self.n_edges})"
+
+
+# --------------------------------------------------------------------------- tables
+AttributeKind = Literal["numeric", "ordinal", "categorical"]
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One column of a :class:`Table`.
+
+    Parameters
+    ----------
+    name : str
+        Column name.
+    kind : {"numeric", "ordinal", "categorical"}
+        Numeric columns have a ``(low, high)`` domain; ordinal ones an ordered tuple of
+        values; categorical ones a tuple of values whose order carries no meaning (a paper
+        that needs an order for them, e.g. RPS, draws a seeded random one).
+    domain : tuple
+        See ``kind``.
+    """
+
+    name: str
+    kind: AttributeKind
+    domain: tuple = ()
+
+    def __post_init__(self):
+        if self.kind not in ("numeric", "ordinal", "categorical"):
+            raise PrivpubError(f"attribute {self.name!r}: unknown kind {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Attribute kinds and domains of a table, and which attribute is the class label."""
+
+    attributes: tuple[Attribute, ...]
+    class_attribute: str | None = None
+
+    def __post_init__(self):
+        names = [a.name for a in self.attributes]
+        if len(set(names)) != len(names):
+            raise PrivpubError(f"schema has duplicate attribute names: {names}")
+        if self.class_attribute is not None and self.class_attribute not in names:
+            raise PrivpubError(f"class attribute {self.class_attribute!r} not in schema")
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.attributes]
+
+    def __getitem__(self, name: str) -> Attribute:
+        for a in self.attributes:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A data table: a DataFrame whose columns are exactly the schema's attributes."""
+
+    data: pd.DataFrame
+    schema: Schema
+
+    def __post_init__(self):
+        missing = set(self.schema.names) - set(self.data.columns)
+        if missing:
+            raise DataError(f"table lacks schema columns {sorted(missing)}")
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"Table(n_rows={self.n_rows}, columns={self.schema.names})"
+
+
+# --------------------------------------------------------------------------- releases
+@dataclass(frozen=True, eq=False)
+class DegreeHistogram:
+    """``counts[d]`` = (possibly noisy, non-integer) number of nodes of degree ``d``."""
+
+    counts: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "counts", np.asarray(self.counts, dtype=float).ravel())
+
+    def distribution(self) -> np.ndarray:
+        """Counts clipped at 0 and normalised to sum 1 (all zeros if nothing is left)."""
+        c = np.clip(self.counts, 0, None)
+        total = c.sum()
+        return c / total if total > 0 else c
+
+
+@dataclass(frozen=True, eq=False)
+class DegreeSequence:
+    """A (possibly noisy) degree sequence, one value per node."""
+
+    values: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", np.asarray(self.values, dtype=float).ravel())
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """An ordered selection of item ids (best first), e.g. a private top-k."""
+
+    items: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "items", np.asarray(self.items).ravel())
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A mechanism output plus diagnostics (e.g. the theta an exponential mechanism chose).
+
+    Mechanisms may return the bare output instead; the runner stores each numeric entry
+    of ``info`` as a result row with metric name ``info/<key>``.
+    """
+
+    value: Any
+    info: dict = field(default_factory=dict)
+
+
+def as_binary_matrix(x) -> sp.csr_array:
+    """Return ``x`` as a canonical 0/1 ``csr_array`` (int8, no explicit zeros, sorted)."""
+    if not sp.issparse(x):
+        x = np.asarray(x)
+        if x.ndim != 2:
+            raise DataError(f"a binary matrix must be 2-D, got shape {x.shape}")
+    m = sp.csr_array(x)
+    m.eliminate_zeros()
+    m.sum_duplicates()
+    if m.nnz and not np.all(m.data == 1):
+        raise DataError("a binary matrix may only hold 0/1 entries")
+    m = sp.csr_array(m, dtype=np.int8)
+    m.sort_indices()
+    return m
+
+
+def kind_of(x) -> str:
+    """The kind of a dataset or release (see the module docstring)."""
+    if isinstance(x, Release):
+        return kind_of(x.value)
+    if isinstance(x, Graph):
+        return Kind.GRAPH
+    if isinstance(x, Table):
+        return Kind.TABLE
+    if isinstance(x, DegreeHistogram):
+        return Kind.DEGREE_HISTOGRAM
+    if isinstance(x, DegreeSequence):
+        return Kind.DEGREE_SEQUENCE
+    if isinstance(x, Ranking):
+        return Kind.RANKING
+    if sp.issparse(x):
+        return Kind.BINARY_MATRIX
+    if hasattr(x, "predict"):
+        return Kind.CLASSIFIER
+    raise PrivpubError(f"cannot tell the kind of a {type(x).__name__}")

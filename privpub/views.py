@@ -1,0 +1,28 @@
+"""Views: how the truth a metric needs is derived from an original dataset.
+
+Metrics compare a release with the truth *of the same kind*; these functions derive that
+truth (e.g. the exact degree histogram of a graph for a noisy-histogram release).
+"""
+
+from privpub.registry import register_view
+from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, as_binary_matrix
+
+__all__ = ["graph_degree_histogram", "graph_degree_sequence", "graph_adjacency_matrix"]
+
+
+@register_view(Kind.GRAPH, Kind.DEGREE_HISTOGRAM)
+def graph_degree_histogram(graph: Graph) -> DegreeHistogram:
+    """Exact degree histogram (index = degree)."""
+    return graph.degree_histogram()
+
+
+@register_view(Kind.GRAPH, Kind.DEGREE_SEQUENCE)
+def graph_degree_sequence(graph: Graph) -> DegreeSequence:
+    """Exact degree sequence, sorted non-decreasing."""
+    return graph.degree_sequence()
+
+
+@register_view(Kind.GRAPH, Kind.BINARY_MATRIX)
+def graph_adjacency_matrix(graph: Graph):
+    """Symmetric 0/1 adjacency matrix (each undirected edge is two entries)."""
+    return as_binary_matrix(graph.adjacency)
