@@ -257,7 +257,7 @@ _loaded = False
 def load_plugins() -> None:
     """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages.
 
-    Modules whose name starts with ``test_`` or ``_`` are skipped. Importing is what
+    Modules whose name starts with ``test`` or ``_`` (e.g. ``tests``) are skipped. Importing is what
     registers; it happens once per process.
     """
     global _loaded
@@ -268,5 +268,5 @@ def load_plugins() -> None:
     for pkg_name in _PLUGIN_PACKAGES:
         pkg = importlib.import_module(pkg_name)
         for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith(("_", "test_")):
+            if not mod.name.startswith(("_", "test")):
                 importlib.import_module(f"{pkg_name}.{mod.name}")
