@@ -64,11 +64,15 @@ class PrivacyLedger:
     # ---------------------------------------------------------------- accounting
     @property
     def spent(self) -> float:
-        return self._spent
+        """Budget spent (the true sum is kept inside; this never reports a rounding crumb
+        above the total)."""
+        return min(self._spent, self.total)
 
     @property
     def remaining(self) -> float:
-        return max(self.total - self._spent, 0.0)
+        """What may still be spent; amounts within the rounding slack of zero are zero."""
+        left = self.total - self._spent
+        return 0.0 if left <= self.total * _REL_TOL else left
 
     def spend(
         self,
@@ -93,7 +97,7 @@ class PrivacyLedger:
             )
         if sensitivity is not None and not sensitivity > 0:
             raise PrivpubError(f"sensitivity for {label!r} must be > 0, got {sensitivity}")
-        self._spent = min(self._spent + epsilon, self.total)
+        self._spent += epsilon  # the true sum: the slack is granted once, not per spend
         sens = None if sensitivity is None else float(sensitivity)
         self._entries.append(LedgerEntry(self.label, label, epsilon, sens, primitive))
         return epsilon
@@ -136,7 +140,7 @@ class PrivacyLedger:
         for b in branches:
             self._entries.extend(b.entries)
         if cost > 0:
-            self._spent = min(self._spent + cost, self.total)
+            self._spent += cost
             entry = LedgerEntry(self.label, f"{label} (parallel max)", cost, None, "parallel")
             self._entries.append(entry)
 
@@ -151,12 +155,17 @@ class PrivacyLedger:
     def to_json(self) -> str:
         """The record stored with results: total, spent and every entry."""
         return json.dumps(
-            {"total": self.total, "spent": self.spent, "entries": [asdict(e) for e in self._entries]},
+            {
+                "total": self.total,
+                "spent": self.spent,
+                "entries": [asdict(e) for e in self._entries],
+            },
             sort_keys=True,
         )
 
     def __repr__(self) -> str:
-        return f"PrivacyLedger(total={self.total:g}, spent={self.spent:g}, entries={len(self._entries)})"
+        n = len(self._entries)
+        return f"PrivacyLedger(total={self.total:g}, spent={self.spent:g}, entries={n})"
 
 
 def ensure_ledger(ledger: PrivacyLedger | None, epsilon: float) -> PrivacyLedger:

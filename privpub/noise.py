@@ -41,14 +41,20 @@ __all__ = [
 
 
 def _check_sensitivity(sensitivity) -> float:
-    sensitivity = float(sensitivity)
+    try:
+        sensitivity = float(sensitivity)
+    except (TypeError, ValueError):
+        raise PrivpubError(f"sensitivity must be a number, got {sensitivity!r}") from None
     if not (sensitivity > 0 and np.isfinite(sensitivity)):
         raise PrivpubError(f"sensitivity must be a finite number > 0, got {sensitivity}")
     return sensitivity
 
 
 def _check_scale(scale) -> float:
-    scale = float(scale)
+    try:
+        scale = float(scale)
+    except (TypeError, ValueError):
+        raise PrivpubError(f"noise scale must be a number, got {scale!r}") from None
     if not (scale > 0 and np.isfinite(scale)):
         raise PrivpubError(f"noise scale must be a finite number > 0, got {scale}")
     return scale

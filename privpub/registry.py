@@ -166,17 +166,13 @@ def register_mechanism(
     return decorate
 
 
-def register_metric(
-    name: str, *, kinds, higher_is_better: bool, label: str | None = None
-):
+def register_metric(name: str, *, kinds, higher_is_better: bool, label: str | None = None):
     """Decorator registering ``func(truth, release, ...)`` as metric ``name``."""
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
 
     def decorate(func: Callable) -> Callable:
         takes_rng = "rng" in inspect.signature(func).parameters
-        _METRICS[name] = MetricInfo(
-            name, func, kinds, higher_is_better, label or name, takes_rng
-        )
+        _METRICS[name] = MetricInfo(name, func, kinds, higher_is_better, label or name, takes_rng)
         return func
 
     return decorate
@@ -254,19 +250,26 @@ _PLUGIN_PACKAGES = ("metrics", "mechanisms", "baselines")
 _loaded = False
 
 
-def load_plugins() -> None:
-    """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages.
+def load_plugins(extra=()) -> None:
+    """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages,
+    and the modules named in ``extra`` (e.g. a user's own mechanisms: ``plugins=[mylab.mech]``
+    on the command line).
 
-    Modules whose name starts with ``test`` or ``_`` (e.g. ``tests``) are skipped. Importing is what
-    registers; it happens once per process.
+    Modules whose name starts with ``test`` or ``_`` (e.g. ``tests``) are skipped. Importing
+    is what registers; each module is imported once per process.
     """
     global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    importlib.import_module("privpub.views")
-    for pkg_name in _PLUGIN_PACKAGES:
-        pkg = importlib.import_module(pkg_name)
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith(("_", "test")):
-                importlib.import_module(f"{pkg_name}.{mod.name}")
+    if not _loaded:
+        _loaded = True
+        importlib.import_module("privpub.views")
+        importlib.import_module("privpub.verify")
+        for pkg_name in _PLUGIN_PACKAGES:
+            pkg = importlib.import_module(pkg_name)
+            for mod in pkgutil.iter_modules(pkg.__path__):
+                if not mod.name.startswith(("_", "test")):
+                    importlib.import_module(f"{pkg_name}.{mod.name}")
+    for module in extra:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(f"cannot import plugin module {module!r}: {exc}") from None

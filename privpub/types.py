@@ -99,9 +99,7 @@ class Graph:
         u, v = u[keep], v[keep]
         rows = np.concatenate([u, v])
         cols = np.concatenate([v, u])
-        adj = sp.csr_array(
-            (np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n), dtype=bool
-        )
+        adj = sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(n, n), dtype=bool)
         adj.sum_duplicates()
         adj.sort_indices()
         return cls(adj, name=name)
@@ -283,14 +281,19 @@ class Release:
 
 
 def as_binary_matrix(x) -> sp.csr_array:
-    """Return ``x`` as a canonical 0/1 ``csr_array`` (int8, no explicit zeros, sorted)."""
-    if not sp.issparse(x):
+    """Return a canonical 0/1 copy of ``x``: a 2-D int8 ``csr_array``, no explicit zeros,
+    sorted indices. The input is never modified."""
+    if sp.issparse(x):
+        if x.ndim != 2:
+            raise DataError(f"a binary matrix must be 2-D, got shape {x.shape}")
+        m = sp.csr_array(x, copy=True)
+    else:
         x = np.asarray(x)
         if x.ndim != 2:
             raise DataError(f"a binary matrix must be 2-D, got shape {x.shape}")
-    m = sp.csr_array(x)
-    m.eliminate_zeros()
+        m = sp.csr_array(x)
     m.sum_duplicates()
+    m.eliminate_zeros()
     if m.nnz and not np.all(m.data == 1):
         raise DataError("a binary matrix may only hold 0/1 entries")
     m = sp.csr_array(m, dtype=np.int8)

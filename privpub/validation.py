@@ -106,4 +106,6 @@ def check_rng(rng) -> np.random.Generator:
         return rng
     if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(rng)
-    raise PrivpubError(f"rng must be a numpy Generator, SeedSequence, int seed or None, got {rng!r}")
+    raise PrivpubError(
+        f"rng must be a numpy Generator, SeedSequence, int seed or None, got {rng!r}"
+    )

@@ -7,7 +7,12 @@ truth (e.g. the exact degree histogram of a graph for a noisy-histogram release)
 from privpub.registry import register_view
 from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, as_binary_matrix
 
-__all__ = ["graph_degree_histogram", "graph_degree_sequence", "graph_adjacency_matrix"]
+__all__ = [
+    "graph_degree_histogram",
+    "graph_degree_sequence",
+    "graph_adjacency_matrix",
+    "table_for_classifier",
+]
 
 
 @register_view(Kind.GRAPH, Kind.DEGREE_HISTOGRAM)
@@ -26,3 +31,10 @@ def graph_degree_sequence(graph: Graph) -> DegreeSequence:
 def graph_adjacency_matrix(graph: Graph):
     """Symmetric 0/1 adjacency matrix (each undirected edge is two entries)."""
     return as_binary_matrix(graph.adjacency)
+
+
+@register_view(Kind.TABLE, Kind.CLASSIFIER)
+def table_for_classifier(table):
+    """A released model is scored on the original table itself (e.g. farias2021's private
+    decision trees): the truth is the table, unchanged."""
+    return table

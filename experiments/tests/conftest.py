@@ -1,0 +1,25 @@
+import pytest
+
+from privpub.registry import load_plugins
+
+TOY = "experiments.tests.toy_plugins"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _toys():
+    load_plugins([TOY])
+
+
+def toy_experiment(**overrides):
+    """A small experiment on the embedded SBM with the toy mechanisms."""
+    exp = {
+        "name": "toy",
+        "datasets": ["sbm_small"],
+        "mechanisms": [{"name": "toy_drop"}, "toy_copy"],
+        "grid": {"epsilon": [0.5, 1, 2, 4]},
+        "metrics": ["jaccard", "created_fraction"],
+        "repetitions": 3,
+        "plots": [{"x": "epsilon", "metric": "jaccard"}],
+    }
+    exp.update(overrides)
+    return exp

@@ -1,0 +1,76 @@
+"""Toy mechanisms for the runner's tests (loaded with ``plugins=[experiments.tests.toy_plugins]``).
+
+They live in an importable module, not a conftest, so that loky and dask worker processes
+register them too.
+"""
+
+import numpy as np
+
+from privpub.noise import laplace_mechanism
+from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
+from privpub.types import DegreeHistogram, Kind, Release, as_binary_matrix
+
+#: ``interrupt_at`` only fires while armed (a test arms it, then resumes disarmed).
+INTERRUPT = {"armed": False}
+
+
+@register_mechanism(
+    "toy_copy",
+    input_kind=Kind.BINARY_MATRIX,
+    output_kind=Kind.BINARY_MATRIX,
+    privacy=NO_PRIVACY,
+    role="reference",
+)
+def toy_copy(matrix, *, rng, tag: int = 0):
+    """Return the input unchanged (the cheapest possible cell; ``tag`` only makes cells)."""
+    return matrix
+
+
+@register_mechanism(
+    "toy_drop", input_kind=Kind.BINARY_MATRIX, output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP
+)
+def toy_drop(matrix, *, epsilon, rng, ledger=None, fail_at=None, interrupt_at=None):
+    """Drop each entry with probability 1/(1+e^eps); spends through a dummy Laplace count.
+
+    Not a DP mechanism: only a seeded, ledger-using stand-in for runner tests.
+    ``fail_at``/``interrupt_at``: raise RuntimeError / KeyboardInterrupt (when
+    ``INTERRUPT["armed"]``) at that epsilon.
+    """
+    if fail_at is not None and epsilon == fail_at:
+        raise RuntimeError(f"deliberate failure at epsilon={epsilon}")
+    if INTERRUPT["armed"] and interrupt_at is not None and epsilon == interrupt_at:
+        raise KeyboardInterrupt
+    m = as_binary_matrix(matrix).tocoo()
+    keep = rng.random(m.nnz) >= 1 / (1 + np.exp(epsilon))
+    noisy = laplace_mechanism(float(m.nnz), sensitivity=1, epsilon=epsilon, rng=rng, ledger=ledger)
+    out = as_binary_matrix(type(matrix)((m.data[keep], (m.row[keep], m.col[keep])), shape=m.shape))
+    return Release(out, {"noisy_count": float(noisy)})
+
+
+@register_mechanism(
+    "toy_overspend", input_kind=Kind.BINARY_MATRIX, output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP
+)
+def toy_overspend(matrix, *, epsilon, rng, ledger=None):
+    """Tries to spend twice its budget: the ledger must refuse."""
+    laplace_mechanism(0.0, sensitivity=1, epsilon=epsilon, rng=rng, ledger=ledger)
+    laplace_mechanism(0.0, sensitivity=1, epsilon=epsilon, rng=rng, ledger=ledger)
+    return matrix
+
+
+@register_mechanism(
+    "toy_nospend", input_kind=Kind.BINARY_MATRIX, output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP
+)
+def toy_nospend(matrix, *, epsilon, rng, ledger=None):
+    """Claims DP but never spends: the runner must flag it."""
+    return matrix
+
+
+@register_mechanism(
+    "toy_wrong_kind",
+    input_kind=Kind.BINARY_MATRIX,
+    output_kind=Kind.BINARY_MATRIX,
+    privacy=NO_PRIVACY,
+)
+def toy_wrong_kind(matrix, *, rng):
+    """Returns a histogram although registered as releasing a binary matrix."""
+    return DegreeHistogram([1.0, 2.0])
