@@ -63,12 +63,7 @@ def _check_matrix(matrix) -> sp.csr_array:
     """Validate ``matrix`` as a 2-D 0/1 matrix without touching the caller's object."""
     if matrix is None:
         raise DataError("randomized response needs a users x items binary matrix, got None")
-    if sp.issparse(matrix):
-        if matrix.ndim != 2:
-            raise DataError(f"a binary matrix must be 2-D, got shape {matrix.shape}")
-        # as_binary_matrix may canonicalise (sort, deduplicate) in place: work on a copy.
-        matrix = matrix.copy()
-    else:
+    if not sp.issparse(matrix):
         try:
             matrix = np.asarray(matrix)
         except Exception as exc:  # ragged lists and the like
