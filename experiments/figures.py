@@ -1,11 +1,13 @@
 """Draw an experiment's figures and summary from its result store (never recomputing).
 
-For each entry of the experiment's ``plots`` list (``{x, metric, logx, logy, error, name,
-title}``) one figure is drawn by :func:`plots.lines.plot_lines` into
+For each entry of the experiment's ``plots`` list (``{x, metric, panel, hue, logx, logy,
+error, name, title, xlabel, ylabel}``) one figure is drawn by :func:`plots.lines.plot_lines` into
 ``<results_dir>/<experiment>/<scale>/<name>.{png,pdf}``. Lines are *series*: the mechanism's
 label plus every parameter that varies for that label other than ``x``
-(e.g. ``rps (depth=5)``). ``summary.md`` holds the mean ± std tables, ``notes.md`` the
-experiment's notes on where the reproduction differs from the paper, and
+(e.g. ``rps (depth=5)``). By default there is one panel per dataset and one line per
+series; ``panel: null, hue: dataset`` draws every dataset as a line in one panel.
+``summary.md`` holds the mean ± std tables, ``notes.md`` the experiment's notes on where
+the reproduction differs from the paper, and
 ``<results_dir>/report.md`` indexes every figure of every experiment.
 """
 
@@ -45,6 +47,11 @@ def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
     return frame
 
 
+def _column(name):
+    """Plot-spec names of grouping columns: ``dataset`` means the dataset label."""
+    return "dataset_label" if name == "dataset" else name
+
+
 def draw_experiment(spec: ExperimentSpec, results_dir: Path | str) -> str:
     """Draw every figure of ``spec`` from its store; return the summary text printed."""
     from plots.lines import plot_lines, summary_table
@@ -60,6 +67,8 @@ def draw_experiment(spec: ExperimentSpec, results_dir: Path | str) -> str:
             if rows.empty or x not in rows.columns:
                 continue
             rows = add_series(rows, x)
+            panel = _column(plot.get("panel", "dataset"))
+            hue = _column(plot.get("hue", "series"))
             stem = out / str(plot.get("name") or f"{metric}_vs_{x}")
             title = plot.get("title") or f"{spec.title or spec.name} [{spec.scale}]"
             plot_lines(
@@ -67,8 +76,8 @@ def draw_experiment(spec: ExperimentSpec, results_dir: Path | str) -> str:
                 x=x,
                 metric=metric,
                 out_stem=stem,
-                panel="dataset_label",
-                hue="series",
+                panel=panel,
+                hue=hue,
                 logx=bool(plot.get("logx", False)),
                 logy=bool(plot.get("logy", False)),
                 error=plot.get("error", "std"),
@@ -76,7 +85,7 @@ def draw_experiment(spec: ExperimentSpec, results_dir: Path | str) -> str:
                 xlabel=plot.get("xlabel"),
                 ylabel=plot.get("ylabel"),
             )
-            table = summary_table(rows, x=x, metric=metric, hue="series", panel="dataset_label")
+            table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel)
             texts.append(f"## {metric} vs {x}\n\n```\n{table.to_string()}\n```\n")
     (out / "summary.md").parent.mkdir(parents=True, exist_ok=True)
     header = f"# {spec.name} [{spec.scale}]\n\n{spec.title}\n\n"

@@ -223,34 +223,22 @@ def run_task(
             for k, v in extra.items()
             if isinstance(v, (int, float, np.number))
         )
+        status, error = "ok", None
     except Exception as exc:  # recorded, never lost: the run goes on
-        return [
-            {
-                **base,
-                "metric": "",
-                "value": math.nan,
-                "seconds": seconds,
-                "peak_mb": peak_mb,
-                "epsilon_spent": ledger.spent if ledger else math.nan,
-                "ledger": ledger.to_json() if ledger else None,
-                "verified": None,
-                "status": "error",
-                "error": _error_text(exc),
-                "written_at": time.time(),
-            }
-        ]
-    common = {
+        status, error, verified = "error", _error_text(exc), None
+        values = [("", math.nan)]
+    outcome = {
         **base,
         "seconds": seconds,
         "peak_mb": peak_mb,
         "epsilon_spent": ledger.spent if ledger else math.nan,
         "ledger": ledger.to_json() if ledger else None,
         "verified": verified,
-        "status": "ok",
-        "error": None,
+        "status": status,
+        "error": error,
         "written_at": time.time(),
     }
-    return [{**common, "metric": m, "value": v} for m, v in values]
+    return [{**outcome, "metric": m, "value": v} for m, v in values]
 
 
 # ----------------------------------------------------------------------------- a whole run

@@ -378,5 +378,7 @@ def summary_table(
     table = table[cols].fillna("")
     table.columns = [f"{c:g}" if isinstance(c, float) else str(c) for c in table.columns]
     table.index = table.index.set_names([panel or "panel", hue or "series"])
+    if panel is None:  # a single panel needs no index level of its own
+        table = table.droplevel(0)
     table.columns.name = x
     return table

@@ -96,3 +96,13 @@ def test_unknown_dataset_or_mechanism_option_lists_the_choices(tmp_path):
     proc = run("dataset=no_such", f"results_dir={tmp_path}")
     assert proc.returncode != 0
     assert "no_such" in proc.stderr and "sbm_small" in proc.stderr
+
+
+def test_slurm_launcher_config_composes():
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
+    assert cfg.hydra.launcher.timeout_min == 240
+    assert "SlurmLauncher" in cfg.hydra.launcher._target_

@@ -63,6 +63,9 @@ def test_per_dataset_grid():
         ({"datasets": ["karate"]}, "takes binary_matrix input"),
         ({"datasets": [{"name": "sbm_small", "nonsense": 3}]}, "has no option nonsense"),
         ({"mechanisms": ["toy_drop"], "grid": {}}, "needs epsilon"),
+        ({"grid": {"epsilon": [1], "k": [1]}}, "k must be an integer >= 2"),
+        ({"grid": {"epsilon": [1], "k": [2.5]}}, "k must be an integer"),
+        ({"grid": {"epsilon": [1], "depth": [-1]}}, "depth must be an integer >= 0"),
     ],
 )
 def test_bad_experiments_fail_clearly(change, message):
@@ -88,5 +91,5 @@ def test_unknown_names_list_the_known_ones(change, what):
 def test_unknown_scale_and_fixed_param_nobody_takes():
     with pytest.raises(ConfigError, match="unknown scale"):
         resolve_experiment(toy_experiment(), scale="huge")
-    with pytest.raises(ConfigError, match="no selected mechanism takes k"):
-        resolve_experiment(toy_experiment(), scale="paper", mechanism={"name": None, "k": 5})
+    with pytest.raises(ConfigError, match="no selected mechanism takes theta"):
+        resolve_experiment(toy_experiment(), scale="paper", mechanism={"name": None, "theta": 5})

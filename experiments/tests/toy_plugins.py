@@ -21,8 +21,9 @@ INTERRUPT = {"armed": False}
     privacy=NO_PRIVACY,
     role="reference",
 )
-def toy_copy(matrix, *, rng, tag: int = 0):
-    """Return the input unchanged (the cheapest possible cell; ``tag`` only makes cells)."""
+def toy_copy(matrix, *, rng, tag: int = 0, k: int = 2, depth: int = 0):
+    """Return the input unchanged (the cheapest possible cell; ``tag``, ``k`` and ``depth``
+    only make cells and exercise the parameter checks)."""
     return matrix
 
 
