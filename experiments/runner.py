@@ -7,6 +7,8 @@
   seconds, so Ctrl-C or a crash loses at most the last few seconds of work.
 - Tasks already in the store (with all of the experiment's metrics) are skipped: rerunning
   resumes.
+- Before any task runs, the files of every real dataset needed are checked (present, sha256);
+  a missing or corrupt file stops the run with one message naming file, URL and path.
 - A task that raises is recorded as a row with ``status="error"`` and the message; the
   others go on. :class:`RunSummary` reports the failures and the caller exits non-zero.
 - Each task's wall time and peak traced memory (:mod:`tracemalloc`, which numpy reports to)
@@ -242,6 +244,17 @@ def run_task(
 
 
 # ----------------------------------------------------------------------------- a whole run
+def _check_data_files(datasets, data_dir, allow_download: bool) -> None:
+    """Pre-flight: every real dataset's files present and intact (sha256), else one clear
+    :class:`~privpub.errors.DataError` before any task runs."""
+    from privpub.data import dataset_files, get_dataset_spec
+
+    for name in sorted(datasets):
+        if not get_dataset_spec(name).synthetic:
+            dataset_files(name, data_dir=data_dir, allow_download=allow_download)
+
+
+
 def run_experiment(
     spec: ExperimentSpec,
     *,
@@ -265,6 +278,7 @@ def run_experiment(
     tasks = [
         (c, r) for c in spec.cells for r in range(spec.repetitions) if (c.cell_id, r) not in done
     ]
+    _check_data_files({c.dataset for c, _ in tasks}, data_dir, allow_download)
     summary = RunSummary(spec.name, spec.scale, store.root, n_tasks=len(tasks))
     summary.n_skipped = len(spec.cells) * spec.repetitions - len(tasks)
     if not tasks:

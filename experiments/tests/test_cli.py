@@ -106,3 +106,17 @@ def test_slurm_launcher_config_composes():
         cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
     assert cfg.hydra.launcher.timeout_min == 240
     assert "SlurmLauncher" in cfg.hydra.launcher._target_
+
+
+def test_missing_data_file_fails_once_before_running(tmp_path):
+    empty = tmp_path / "no_data"
+    empty.mkdir()
+    proc = run(
+        "experiment=epasto2022_fig3c", "dataset=adult_binary", f"data_dir={empty}",
+        f"results_dir={tmp_path / 'res'}", "scale=smoke",
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("adult/adult.data.gz") >= 1
+    assert "archive.ics.uci.edu" in proc.stderr and str(empty) in proc.stderr
+    assert "FAILED" not in proc.stdout + proc.stderr  # no task ran
+    assert not (tmp_path / "res" / "epasto2022_fig3c").exists()
