@@ -254,7 +254,6 @@ def _check_data_files(datasets, data_dir, allow_download: bool) -> None:
             dataset_files(name, data_dir=data_dir, allow_download=allow_download)
 
 
-
 def run_experiment(
     spec: ExperimentSpec,
     *,

@@ -96,7 +96,6 @@ class ExperimentSpec:
     title: str = ""
     plots: list[dict] = field(default_factory=list)
     notes: str = ""
-    timeout: float | None = None
 
 
 def _as_entry(item, what: str) -> dict:
@@ -168,8 +167,9 @@ def resolve_experiment(
 
     # ---- datasets
     datasets = [_as_entry(d, "dataset") for d in _as_list(exp.get("datasets"), "datasets")]
-    if dataset and dataset.get("name"):
-        datasets = [{k: v for k, v in dataset.items() if v is not None}]
+    if dataset and dataset.get("name"):  # keeps the experiment's entry (e.g. its grid), if any
+        same = next((d for d in datasets if d["name"] == dataset["name"]), {})
+        datasets = [{**same, **{k: v for k, v in dataset.items() if v is not None}}]
     if not datasets:
         raise ConfigError(f"experiment {name!r} has no datasets")
 
@@ -197,13 +197,10 @@ def resolve_experiment(
         raise ConfigError(f"experiment {name!r}: {exc}") from None
 
     grid = dict(exp.get("grid") or {})
-    for key in fixed:
-        grid[key] = [fixed[key]]
 
     from privpub.data import get_dataset_spec  # the data layer imports heavy loaders lazily
 
     cells: list[Cell] = []
-    fixed_used = set()
     for entry in entries:
         info = get_mechanism(entry["name"])
         label = str(entry.get("label") or info.name)
@@ -217,7 +214,6 @@ def resolve_experiment(
                     f"its parameters: {', '.join(accepted) or '(none)'}"
                 )
         sweep = {k: _as_list(v, k) for k, v in grid.items() if k in accepted}
-        fixed_used |= set(fixed) & set(sweep)
         sweep.update({k: _as_list(v, k) for k, v in own_grid.items()})
         for key in fixed:  # the command line wins over an entry's own grid
             if key in accepted:
@@ -260,6 +256,11 @@ def resolve_experiment(
                     f"dataset {spec.name!r} has no option {', '.join(sorted(unknown))}; "
                     f"its options: {', '.join(spec.options) or '(none)'}"
                 )
+            # options at their defaults are left out, so that `dataset=<name>` on the
+            # command line (whose YAML lists every default) names the same cells
+            options = {
+                k: v for k, v in options.items() if canonical(v) != canonical(spec.defaults[k])
+            }
             ds_sweep = dict(sweep)
             for key, values in (ds.get("grid") or {}).items():
                 if key in accepted and key not in fixed:
@@ -273,9 +274,7 @@ def resolve_experiment(
                     Cell(spec.name, canonical(options), info.name, label, canonical(point))
                 )
 
-    unused = (
-        set(fixed) - fixed_used - {k for e in entries for k in get_mechanism(e["name"]).parameters}
-    )
+    unused = set(fixed) - {k for e in entries for k in get_mechanism(e["name"]).parameters}
     if unused:
         raise ConfigError(
             f"no selected mechanism takes {', '.join(sorted(unused))} "
@@ -293,5 +292,4 @@ def resolve_experiment(
         title=str(exp.get("title") or ""),
         plots=[dict(p) for p in _as_list(exp.get("plots"), "plots")],
         notes=str(exp.get("notes") or ""),
-        timeout=exp.get("timeout"),
     )

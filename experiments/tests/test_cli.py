@@ -112,8 +112,11 @@ def test_missing_data_file_fails_once_before_running(tmp_path):
     empty = tmp_path / "no_data"
     empty.mkdir()
     proc = run(
-        "experiment=epasto2022_fig3c", "dataset=adult_binary", f"data_dir={empty}",
-        f"results_dir={tmp_path / 'res'}", "scale=smoke",
+        "experiment=epasto2022_fig3c",
+        "dataset=adult_binary",
+        f"data_dir={empty}",
+        f"results_dir={tmp_path / 'res'}",
+        "scale=smoke",
     )
     assert proc.returncode == 2
     assert proc.stderr.count("adult/adult.data.gz") >= 1

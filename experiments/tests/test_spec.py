@@ -93,3 +93,25 @@ def test_unknown_scale_and_fixed_param_nobody_takes():
         resolve_experiment(toy_experiment(), scale="huge")
     with pytest.raises(ConfigError, match="no selected mechanism takes theta"):
         resolve_experiment(toy_experiment(), scale="paper", mechanism={"name": None, "theta": 5})
+
+
+def test_command_line_dataset_names_the_same_cells_and_keeps_the_entry_grid():
+    exp = toy_experiment(datasets=["sbm_small", {"name": "sbm_epasto", "grid": {"epsilon": [9]}}])
+    base = resolve_experiment(exp, scale="paper")
+    # what Hydra passes for dataset=sbm_small: the YAML with every default option
+    cli = {
+        "name": "sbm_small",
+        "n_rows": 128,
+        "n_cols": 128,
+        "block_size": 16,
+        "p_in": 0.8,
+        "p_out": 0.05,
+    }
+    picked = resolve_experiment(exp, scale="paper", dataset=cli)
+    assert {c.cell_id for c in picked.cells} == {
+        c.cell_id for c in base.cells if c.dataset == "sbm_small"
+    }
+    picked = resolve_experiment(exp, scale="paper", dataset={"name": "sbm_epasto"})
+    assert {c.params.get("epsilon") for c in picked.cells} == {9, None}
+    changed = resolve_experiment(exp, scale="paper", dataset={**cli, "n_rows": 64})
+    assert all(c.dataset_options == {"n_rows": 64} for c in changed.cells)
