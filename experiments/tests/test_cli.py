@@ -123,3 +123,17 @@ def test_missing_data_file_fails_once_before_running(tmp_path):
     assert "archive.ics.uci.edu" in proc.stderr and str(empty) in proc.stderr
     assert "FAILED" not in proc.stdout + proc.stderr  # no task ran
     assert not (tmp_path / "res" / "epasto2022_fig3c").exists()
+
+
+@pytest.mark.slow
+def test_multirun_job_with_failures_ends_nonzero_without_losing_other_jobs(tmp_path):
+    out = tmp_path / "res"
+    proc = run(
+        "-m", f"plugins=[{TOY}]", "scale=smoke", f"results_dir={out}", "plot=false",
+        "experiment.mechanisms=[{name: toy_drop, params: {fail_at: 8}}]",
+        "mechanism.epsilon=8,1",
+    )
+    assert proc.returncode != 0
+    assert "deliberate failure at epsilon=8" in proc.stdout + proc.stderr
+    rows = ResultStore(out / "default" / "smoke" / "store").load()
+    assert set(rows["epsilon"]) == {1}  # the job after the failing one still ran
