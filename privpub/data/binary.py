@@ -3,8 +3,10 @@
 Epasto, Esfandiari, Mirrokni & Munoz Medina, *Smooth Anonymity for Sparse Graphs* (2022),
 Sec. 6 and Appendix D, release sparse binary matrices: ``adult`` ("We use all categorical
 features represented as a binary vector"), ``playstore`` (device features of Google Play
-users, proprietary), ``dblp`` (the co-authorship adjacency matrix) and a bipartite
-stochastic block model (``sbm_epasto`` in :mod:`privpub.data.synthetic`).
+users, proprietary), ``dblp`` (the co-authorship adjacency matrix), ``stanford`` (SNAP
+web-Stanford's directed link matrix; not available here, ``notredame_binary`` is the
+closest public web graph) and a bipartite stochastic block model (``sbm_epasto`` in
+:mod:`privpub.data.synthetic`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from privpub.data.graphs import _load_edge_list
+from privpub.data.readers import read_mat_variable
 from privpub.data.registry import DatasetSpec, get_dataset_spec, register_dataset
 from privpub.data.tables import (
     ADULT_CATEGORICAL,
@@ -87,6 +90,17 @@ def _dblp_binary(paths):
     return as_binary_matrix(_load_edge_list(paths).adjacency)
 
 
+def _notredame_binary(paths):
+    """Directed link matrix of web-NotreDame: entry (i, j) = 1 iff page i links to page j."""
+    a = read_mat_variable(paths[0], variable="Problem", field="A")
+    if not sp.issparse(a) or a.shape[0] != a.shape[1]:
+        raise PrivpubError(f"{paths[0]}: Problem.A is not a square sparse matrix")
+    a = sp.csr_array(a)
+    a.setdiag(0)  # self-links say nothing about linking to another page
+    a.data[:] = a.data != 0
+    return as_binary_matrix(a)
+
+
 register_dataset(DatasetSpec(
     name="adult_binary",
     kind=Kind.BINARY_MATRIX,
@@ -144,4 +158,22 @@ register_dataset(DatasetSpec(
     expected={"shape": (317080, 317080), "nnz": 2 * 1049866},
     papers=("epasto2022",),
     loader=_dblp_binary,
+))
+
+register_dataset(DatasetSpec(
+    name="notredame_binary",
+    kind=Kind.BINARY_MATRIX,
+    description=(
+        "Stand-in for epasto2022's 'stanford' (SNAP web-Stanford, a directed web graph whose "
+        "entry (i, j) is 1 iff page i links to page j; web-Stanford is not available here). "
+        "The closest public web graph we have is SNAP web-NotreDame: its directed link "
+        "matrix, pages x pages, 325,729 x 325,729 with 1,469,679 ones (SuiteSparse's "
+        "Problem.A without its 27,455 self-links). web-Stanford is of the same kind and "
+        "scale: 281,903 pages, 2,312,497 links."
+    ),
+    files=get_dataset_spec("web_notredame").files,
+    licence=get_dataset_spec("web_notredame").licence,
+    expected={"shape": (325729, 325729), "nnz": 1497134 - 27455},
+    papers=("epasto2022",),
+    loader=_notredame_binary,
 ))

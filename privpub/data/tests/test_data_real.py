@@ -24,7 +24,7 @@ _SKIP = (
 )
 needs_data = pytest.mark.skipif(_SKIP is not None, reason=f"real data unavailable: {_SKIP}")
 
-_SLOW = {"dblp", "twitter", "web_notredame", "dblp_binary"}
+_SLOW = {"dblp", "twitter", "web_notredame", "dblp_binary", "notredame_binary"}
 _REAL = [n for n in dataset_names() if not get_dataset_spec(n).synthetic]
 
 
@@ -175,3 +175,13 @@ def test_dblp_binary_is_the_adjacency():
     g = load_dataset("dblp")
     m = load_dataset("dblp_binary")
     assert (m != g.adjacency.astype(np.int8)).nnz == 0
+
+
+@needs_data
+@pytest.mark.slow
+def test_notredame_binary_is_the_directed_web_graph():
+    m = load_dataset("notredame_binary")
+    assert m.diagonal().sum() == 0 and (m != m.T).nnz > 0  # directed, no self-links
+    undirected = load_dataset("web_notredame").adjacency
+    assert ((m + m.T) > 0).astype(bool).nnz == undirected.nnz
+    assert (((m + m.T) > 0) != undirected).nnz == 0
