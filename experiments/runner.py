@@ -30,13 +30,13 @@ from pathlib import Path
 import numpy as np
 
 from experiments.executors import run_tasks
-from experiments.seeding import canonical_json, seed_sequence
+from experiments.seeding import canonical_json, seed_sequence, stable_hash
 from experiments.spec import Cell, ExperimentSpec
-from experiments.store import ResultStore
+from experiments.store import RELEASE_METRIC, ResultStore, encode_vector
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.registry import get_mechanism, get_metric, load_plugins, view
-from privpub.types import Release, kind_of
+from privpub.types import DegreeHistogram, DegreeSequence, Release, kind_of
 from privpub.verify import verify_release
 
 __all__ = ["RunSummary", "run_experiment", "run_task", "store_dir", "code_version"]
@@ -132,6 +132,39 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
+def release_vector(release) -> np.ndarray | None:
+    """The vector stored for a release when an experiment keeps releases: the counts of a
+    degree histogram, the values of a degree sequence; None for other kinds."""
+    if isinstance(release, DegreeHistogram):
+        return np.asarray(release.counts, dtype=float)
+    if isinstance(release, DegreeSequence):
+        return np.asarray(release.values, dtype=float)
+    return None
+
+
+def _truth_row(cell: Cell, options_json: str, experiment: str, scale: str, vector) -> dict:
+    """The stored truth of a dataset (one per dataset and options; duplicates collapse)."""
+    return {
+        "experiment": experiment,
+        "scale": scale,
+        "cell": "truth-" + stable_hash(cell.dataset_identity)[:16],
+        "rep": 0,
+        "dataset": cell.dataset,
+        "dataset_options": options_json,
+        "mechanism": "truth",
+        "label": "truth",
+        "role": "reference",
+        "params": "{}",
+        "privacy": "none",
+        "status": "ok",
+        "error": None,
+        "written_at": time.time(),
+        "metric": RELEASE_METRIC,
+        "value": math.nan,
+        "release": encode_vector(vector),
+    }
+
+
 def run_task(
     cell: Cell,
     rep: int,
@@ -145,9 +178,12 @@ def run_task(
     measure_memory: bool = True,
     version: str = "",
     plugins: tuple[str, ...] = (),
+    keep_releases: bool = False,
 ) -> list[dict]:
     """Run one repetition of one cell; return its tidy rows (one per metric value).
 
+    With ``keep_releases`` the released vector (:func:`release_vector`) is stored too, in a
+    row with ``metric == "release"``, and repetition 0 also stores the dataset's truth.
     Never raises for a failure of the mechanism, a metric or the data: it returns one row
     with ``status="error"`` instead.
     """
@@ -171,10 +207,10 @@ def run_task(
         "params": canonical_json(cell.params),
         **cell.params,
         "privacy": info.privacy,
-        "caveat": info.caveat,
+        "caveat": info.caveat_for(cell.params),
         "code_version": version,
     }
-    ledger = None
+    ledger = kept = truth_row = None
     seconds = peak_mb = math.nan
     try:
         data = _load(cell.dataset, options_json, data_dir, base_seed, allow_download)
@@ -225,10 +261,23 @@ def run_task(
             for k, v in extra.items()
             if isinstance(v, (int, float, np.number))
         )
+        vector = release_vector(release) if keep_releases else None
+        if vector is not None:
+            kept = encode_vector(vector)
+            if rep == 0:
+                truth = _truth(
+                    cell.dataset,
+                    options_json,
+                    data_dir,
+                    base_seed,
+                    allow_download,
+                    info.output_kind,
+                )
+                truth_row = _truth_row(cell, options_json, experiment, scale, release_vector(truth))
         status, error = "ok", None
     except Exception as exc:  # recorded, never lost: the run goes on
         status, error, verified = "error", _error_text(exc), None
-        values = [("", math.nan)]
+        values, kept, truth_row = [("", math.nan)], None, None
     outcome = {
         **base,
         "seconds": seconds,
@@ -240,7 +289,12 @@ def run_task(
         "error": error,
         "written_at": time.time(),
     }
-    return [{**outcome, "metric": m, "value": v} for m, v in values]
+    rows = [{**outcome, "metric": m, "value": v} for m, v in values]
+    if kept is not None:
+        rows.append({**outcome, "metric": RELEASE_METRIC, "value": math.nan, "release": kept})
+    if truth_row is not None:
+        rows.append(truth_row)
+    return rows
 
 
 # ----------------------------------------------------------------------------- a whole run
@@ -273,7 +327,7 @@ def run_experiment(
     """Run every (cell, repetition) of ``spec`` not yet in the store; return a summary."""
     t0 = time.perf_counter()
     store = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store")
-    done = set() if rerun else store.completed(spec.metrics)
+    done = set() if rerun else store.completed(spec.expected_rows)
     tasks = [
         (c, r) for c in spec.cells for r in range(spec.repetitions) if (c.cell_id, r) not in done
     ]
@@ -293,6 +347,7 @@ def run_experiment(
         measure_memory=measure_memory,
         version=code_version(),
         plugins=tuple(plugins),
+        keep_releases=spec.keep_releases,
     )
     buffer: list[dict] = []
     last_flush = time.monotonic()

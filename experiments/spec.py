@@ -13,6 +13,7 @@ a parameter grid, metrics, repetitions, plots and per-scale overrides::
     metrics: [jaccard]
     repetitions: 10
     plots: [{x: epsilon, metric: jaccard}]
+    keep_releases: false                           # true: store each released vector too
     scales:                                        # merged over the above per scale
       smoke: {datasets: [sbm_small], grid: {epsilon: [1, 4]}, repetitions: 2}
 
@@ -96,6 +97,14 @@ class ExperimentSpec:
     title: str = ""
     plots: list[dict] = field(default_factory=list)
     notes: str = ""
+    keep_releases: bool = False
+    info_rows: list[str] = field(default_factory=list)
+
+    @property
+    def expected_rows(self) -> list[str]:
+        """The ``metric`` values a finished task has: its metrics and the ``info/<key>``
+        rows the plots draw (e.g. qardaji2012 Fig. 2's region purity)."""
+        return [*self.metrics, *self.info_rows]
 
 
 def _as_entry(item, what: str) -> dict:
@@ -122,6 +131,46 @@ def _merge(base: dict, override: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+#: Plot kinds an experiment may ask for (drawn by :data:`experiments.figures.PLOT_KINDS`).
+PLOT_KINDS = ("lines", "table", "ccdf")
+
+
+def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, where: str):
+    """Every plot names a known kind and only metrics the experiment computes."""
+
+    def computed(metric) -> bool:  # info/<key> rows come from the mechanisms' Release.info
+        name = str(metric)
+        return name.startswith("info/") or name in metrics or name.split("/")[0] in metrics
+
+    for plot in plots:
+        if not isinstance(plot, dict):
+            raise ConfigError(f"{where}: each plot must be a mapping, got {plot!r}")
+        kind = plot.get("kind", "lines")
+        if kind not in PLOT_KINDS:
+            raise ConfigError(f"{where}: unknown plot kind {kind!r}; known: {PLOT_KINDS}")
+        if kind == "lines":
+            missing = [k for k in ("x", "metric") if k not in plot]
+            used = [plot.get("metric")]
+        elif kind == "table":
+            missing = [k for k in ("columns",) if k not in plot]
+            used = list(plot.get("metrics") or [])
+            if isinstance(plot.get("columns"), dict):
+                used += list(plot["columns"].get("metric", []))
+        else:
+            missing = [k for k in ("select",) if k not in plot]
+            used = [plot.get("select")]
+            if not keep_releases:
+                raise ConfigError(f"{where}: a ccdf plot needs keep_releases: true")
+        if missing:
+            raise ConfigError(f"{where}: a {kind} plot needs {', '.join(missing)}: {plot}")
+        unknown = [m for m in used if m is not None and not computed(m)]
+        if unknown:
+            raise ConfigError(
+                f"{where}: a plot uses metric(s) {unknown} that the experiment does not "
+                f"compute (metrics: {', '.join(metrics)})"
+            )
 
 
 def _check_param(name: str, value, where: str):
@@ -186,8 +235,18 @@ def resolve_experiment(
 
     # ---- metrics
     metric_names = [str(m) for m in _as_list(exp.get("metrics"), "metrics")]
-    if not metric_names:
-        raise ConfigError(f"experiment {name!r} has no metrics")
+    plots = [dict(p) for p in _as_list(exp.get("plots"), "plots")]
+    info_rows = sorted(
+        {
+            str(p[k])
+            for p in plots
+            if isinstance(p, dict)
+            for k in ("metric", "select")
+            if str(p.get(k, "")).startswith("info/")
+        }
+    )
+    if not metric_names and not info_rows:
+        raise ConfigError(f"experiment {name!r} has no metrics (and plots no info/ rows)")
     metric_infos = [get_metric(m) for m in metric_names]
 
     repetitions = exp.get("repetitions", 1)
@@ -282,6 +341,8 @@ def resolve_experiment(
         )
     seen = set()
     unique = [c for c in cells if not (c.cell_id in seen or seen.add(c.cell_id))]
+    keep_releases = bool(exp.get("keep_releases", False))
+    _check_plots(plots, metric_names, keep_releases, f"experiment {name!r}")
     return ExperimentSpec(
         name=name,
         scale=scale,
@@ -290,6 +351,8 @@ def resolve_experiment(
         repetitions=repetitions,
         paper=exp.get("paper"),
         title=str(exp.get("title") or ""),
-        plots=[dict(p) for p in _as_list(exp.get("plots"), "plots")],
+        plots=plots,
         notes=str(exp.get("notes") or ""),
+        keep_releases=keep_releases,
+        info_rows=info_rows,
     )

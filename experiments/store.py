@@ -14,9 +14,26 @@ import time
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["ResultStore", "COLUMN_ORDER"]
+__all__ = ["ResultStore", "COLUMN_ORDER", "RELEASE_METRIC", "encode_vector", "decode_vector"]
+
+#: ``metric`` of the rows that carry a released vector (experiments with ``keep_releases``)
+#: in their ``release`` column; their ``value`` is NaN. The truth of each dataset is stored
+#: the same way, with ``mechanism == label == "truth"``.
+RELEASE_METRIC = "release"
+
+
+def encode_vector(values) -> bytes:
+    """A 1-D float vector as little-endian float64 bytes (exact, compact in parquet)."""
+    return np.ascontiguousarray(values, dtype="<f8").ravel().tobytes()
+
+
+def decode_vector(blob: bytes) -> np.ndarray:
+    """The inverse of :func:`encode_vector`."""
+    return np.frombuffer(blob, dtype="<f8").copy()
+
 
 #: Leading columns of a loaded frame; parameter columns follow in alphabetical order.
 COLUMN_ORDER = (
@@ -43,6 +60,7 @@ COLUMN_ORDER = (
     "status",
     "error",
     "cell",
+    "release",
     "code_version",
     "written_at",
 )
@@ -59,7 +77,7 @@ def _normalise_column(series: pd.Series) -> pd.Series:
     values = series.dropna()
     if values.empty:
         return series
-    if values.map(lambda v: isinstance(v, bool)).all():
+    if values.map(lambda v: isinstance(v, (bool, bytes))).all():
         return series
     if values.map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all():
         return pd.to_numeric(series)

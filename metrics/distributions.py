@@ -292,6 +292,19 @@ def _histograms(truth, release, metric: str) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def _no_mass(counts) -> bool:
+    """True for a (finite) release with no positive count: it defines no distribution.
+
+    day2016's mechanisms publish ``h' / ||h'||_1`` (Algorithm 4, line 7), undefined when
+    every noisy count is <= 0; at small epsilon this happens (e.g. theta-CumulativeHistogram
+    on Facebook at epsilon = 0.1, once in 30 runs). Such a release is scored as far as
+    possible from any distribution (L1 = 2, KS = 1) rather than dropped, so averages over
+    repetitions do not flatter the mechanism.
+    """
+    c = np.asarray(counts, dtype=float)
+    return bool(c.size and np.isfinite(c).all() and not (c > 0).any())
+
+
 def _label_errors(func, *args, **kwargs):
     """Call ``func``, renaming the generic 'first'/'second' of its errors to truth/release."""
     try:
@@ -380,6 +393,8 @@ def ks(truth, release, *, column: str | None = None) -> float:
     """
     if isinstance(truth, DegreeHistogram) or isinstance(release, DegreeHistogram):
         same_type(truth, release, (DegreeHistogram,), "ks")
+        if _no_mass(release.counts):
+            return 1.0
         return _label_errors(ks_histograms, truth.counts, release.counts)
     u, v = _samples(truth, release, column, "ks")
     return ks_samples(u, v)
@@ -431,6 +446,8 @@ def ks_sampled(
         if n_samples < 1:
             raise PrivpubError("truth histogram counts no node; pass n_samples=")
     n_samples = check_positive_int(n_samples, "n_samples")
+    if _no_mass(release.counts):
+        return 1.0
     dist = _label_errors(histogram_distribution, release.counts, role="release")
     sampled = rng.multinomial(n_samples, dist).astype(float)
     return _label_errors(ks_histograms, true_counts, sampled)
@@ -465,8 +482,12 @@ def l1(truth, release, *, normalize: bool = True) -> float:
     Returns
     -------
     float
+        A release with no positive count scores 2, the largest L1 distance between two
+        distributions (see :func:`_no_mass`).
     """
     h, g = _histograms(truth, release, "l1")
+    if normalize and _no_mass(g):
+        return 2.0
     return _label_errors(l1_histograms, h, g, normalize=normalize)
 
 

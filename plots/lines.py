@@ -19,6 +19,7 @@ the same files (the PDF creation date is not stored).
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from pathlib import Path
 
@@ -29,12 +30,44 @@ from matplotlib.figure import Figure
 
 from privpub.errors import PrivpubError
 
-__all__ = ["aggregate", "lines_figure", "plot_lines", "summary_table", "MARKERS"]
+__all__ = [
+    "aggregate",
+    "filter_rows",
+    "lines_figure",
+    "plot_lines",
+    "save_figure",
+    "summary_table",
+    "MARKERS",
+]
 
 #: Marker per series, in order (colours come from the ``tab10`` / ``tab20`` colour maps).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
-_ERRORS = ("std", "sem", None)
+_ERRORS = ("std", "sem", "range", None)
 _ONE = "__all__"  # stand-in column when panel or hue is None
+
+
+def _matches(series: pd.Series, wanted) -> np.ndarray:
+    """Rows of ``series`` equal to ``wanted`` (numbers compared as numbers, else as text)."""
+    try:
+        number = float(wanted)
+    except (TypeError, ValueError):
+        return (series.astype(str) == str(wanted)).to_numpy()
+    numeric = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    return np.isclose(numeric, number, rtol=1e-12, atol=0.0)
+
+
+def filter_rows(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
+    """The rows of ``df`` whose columns equal ``where``'s values (e.g. ``{"epsilon": 1}``);
+    a column that is absent is an error, a value may be a list of accepted values."""
+    for key, wanted in (where or {}).items():
+        if key not in df.columns:
+            raise PrivpubError(f"'where' names {key!r}, which no result has")
+        options = wanted if isinstance(wanted, (list, tuple)) else [wanted]
+        mask = np.zeros(len(df), dtype=bool)
+        for option in options:
+            mask |= _matches(df[key], option)
+        df = df[mask]
+    return df
 
 
 def _prepare(df: pd.DataFrame, *, x: str, metric: str, hue: str | None, panel: str | None):
@@ -97,22 +130,30 @@ def aggregate(
     Returns
     -------
     DataFrame
-        Columns ``panel, hue, x, mean, std, sem, n``; ``x`` is NaN for series that have no
-        x value (references); ``std`` (ddof=1) and ``sem`` are 0 when ``n == 1``.
+        Columns ``panel, hue, x, mean, std, sem, min, max, n``; ``x`` is NaN for series that
+        have no x value (references); ``std`` (ddof=1) and ``sem`` are 0 when ``n == 1``.
     """
     rows = _prepare(df, x=x, metric=metric, hue=hue, panel=panel)
     numeric = _numeric_x(rows["x"])
     if numeric is not None:
         rows = rows.assign(x=numeric)
     grouped = rows.groupby(["panel", "hue", "x"], sort=True, dropna=False)["value"]
-    out = grouped.agg(mean="mean", std="std", n="count").reset_index()
+    out = grouped.agg(mean="mean", std="std", min="min", max="max", n="count").reset_index()
     out["std"] = out["std"].fillna(0.0)
     out["sem"] = out["std"] / np.sqrt(out["n"])
-    return out[["panel", "hue", "x", "mean", "std", "sem", "n"]]
+    return out[["panel", "hue", "x", "mean", "std", "sem", "min", "max", "n"]]
+
+
+def _natural_key(value) -> list:
+    """Sort key reading the numbers inside labels as numbers: ``depth=5`` < ``depth=10``."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(value))
+    return [(0, float(p), "") if i % 2 else (1, 0.0, p) for i, p in enumerate(parts)]
 
 
 def _order(values) -> list:
     uniq = list(pd.unique(pd.Series(list(values))))
+    if all(isinstance(v, str) for v in uniq):
+        return sorted(uniq, key=_natural_key)
     try:
         return sorted(uniq)
     except TypeError:
@@ -144,7 +185,7 @@ def lines_figure(
     saved: tests and notebooks inspect it directly.
     """
     if error not in _ERRORS:
-        raise PrivpubError(f"error must be 'std', 'sem' or None, got {error!r}")
+        raise PrivpubError(f"error must be 'std', 'sem', 'range' or None, got {error!r}")
     agg = aggregate(df, x=x, metric=metric, hue=hue, panel=panel)
     panels = _order(agg["panel"])
     hues = _order(agg["hue"])
@@ -194,7 +235,11 @@ def lines_figure(
                 continue
             line = line[~ref].sort_values("x", key=(None if x_numeric else _level_key(positions)))
             xs = line["x"].to_numpy(dtype=float) if x_numeric else line["x"].map(positions)
-            yerr = None if error is None else line[error].to_numpy()
+            if error == "range":  # lowest and highest repetition (day2016 Fig. 8)
+                mean = line["mean"].to_numpy()
+                yerr = np.vstack([mean - line["min"].to_numpy(), line["max"].to_numpy() - mean])
+            else:
+                yerr = None if error is None else line[error].to_numpy()
             cont = ax.errorbar(
                 np.asarray(xs, dtype=float),
                 line["mean"].to_numpy(),
@@ -288,8 +333,9 @@ def plot_lines(
         Column with one line per distinct value (None: a single line).
     logx, logy : bool
         Logarithmic axes (as the paper's figure has them).
-    error : {"std", "sem", None}, default "std"
-        Error bars: standard deviation over repetitions, standard error of the mean, or none.
+    error : {"std", "sem", "range", None}, default "std"
+        Error bars: standard deviation over repetitions, standard error of the mean, the
+        range from the lowest to the highest repetition, or none.
     title, xlabel, ylabel : str, optional
         Figure title and axis labels (default labels: ``x`` and ``metric``).
     reference_lines : dict of str to float, optional
@@ -319,6 +365,12 @@ def plot_lines(
         reference_lines=reference_lines,
         ncols=ncols,
     )
+    return save_figure(fig, out_stem)
+
+
+def save_figure(fig: Figure, out_stem: Path) -> list[Path]:
+    """Save ``fig`` as ``out_stem.png`` (150 dpi) and ``out_stem.pdf``, byte-reproducibly
+    (no software or creation-date metadata); parent directories are created."""
     out_stem = Path(out_stem)
     out_stem.parent.mkdir(parents=True, exist_ok=True)
     png = out_stem.with_name(out_stem.name + ".png")

@@ -79,9 +79,12 @@ class MechanismInfo:
         Key of the paper that proposes or uses it (e.g. ``"day2016"``).
     role : {"mechanism", "baseline", "reference"}
         What it is in the paper's comparison ("reference" = non-private yardstick).
-    caveat : str or None
+    caveat : str, callable or None
         Why the claimed guarantee does not (or is not known to) hold, stored with every
-        result row. None when the claim is shown to hold (by proof and tests).
+        result row. None when the claim is shown to hold (by proof and tests). A callable
+        ``caveat(params) -> str | None`` gives a caveat that depends on the parameters
+        (e.g. qardaji2012's degree-sequence RPS holds its claim only with strict
+        accounting); :meth:`caveat_for` evaluates it.
     """
 
     name: str
@@ -91,8 +94,15 @@ class MechanismInfo:
     privacy: str
     paper: str | None = None
     role: str = "mechanism"
-    caveat: str | None = None
+    caveat: str | Callable[[dict], str | None] | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
+
+    def caveat_for(self, params: dict) -> str | None:
+        """The caveat of a call with ``params`` (defaults filled in for missing ones)."""
+        if not callable(self.caveat):
+            return self.caveat
+        defaults = {k: v for k, v in self.parameters.items() if v is not inspect.Parameter.empty}
+        return self.caveat({**defaults, **params})
 
     @property
     def is_dp(self) -> bool:
@@ -139,7 +149,7 @@ def register_mechanism(
     privacy: str,
     paper: str | None = None,
     role: str = "mechanism",
-    caveat: str | None = None,
+    caveat: str | Callable[[dict], str | None] | None = None,
 ):
     """Decorator registering a mechanism/baseline function under ``name``."""
     if input_kind not in Kind.ALL or output_kind not in Kind.ALL:

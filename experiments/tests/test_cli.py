@@ -129,7 +129,11 @@ def test_missing_data_file_fails_once_before_running(tmp_path):
 def test_multirun_job_with_failures_ends_nonzero_without_losing_other_jobs(tmp_path):
     out = tmp_path / "res"
     proc = run(
-        "-m", f"plugins=[{TOY}]", "scale=smoke", f"results_dir={out}", "plot=false",
+        "-m",
+        f"plugins=[{TOY}]",
+        "scale=smoke",
+        f"results_dir={out}",
+        "plot=false",
         "experiment.mechanisms=[{name: toy_drop, params: {fail_at: 8}}]",
         "mechanism.epsilon=8,1",
     )

@@ -31,3 +31,79 @@ def test_plot_spec_layout_and_files(tmp_path):
     assert "__all__" not in second and "toy_drop" not in second
     assert (out / "notes.md").read_text().startswith("differs from the paper")
     assert "toy" in (tmp_path / "report.md").read_text()
+
+
+def test_tables_ccdf_best_over_and_range(tmp_path):
+    from experiments.store import RELEASE_METRIC, ResultStore, decode_vector
+
+    exp = toy_experiment(
+        datasets=["karate"],
+        mechanisms=[
+            {"name": "toy_noisy_histogram", "grid": {"theta": [1, 50]}},
+            {"name": "original_degree_histogram", "label": "true"},
+        ],
+        grid={"epsilon": [0.5, 4]},
+        metrics=["l1", "nodes"],
+        repetitions=5,
+        keep_releases=True,
+        plots=[
+            {"x": "epsilon", "metric": "l1", "best_over": "theta", "name": "best"},
+            {"x": "epsilon", "metric": "l1", "error": "range", "name": "range"},
+            {
+                "x": "epsilon",
+                "metric": "l1",
+                "where": {"theta": 50},
+                "references": [{"name": "n", "metric": "nodes", "label": "true"}],
+                "name": "where",
+            },
+            {
+                "kind": "table",
+                "name": "tab",
+                "rows": ["dataset"],
+                "columns": {"label": ["true"], "metric": ["nodes"]},
+                "paper": {"karate": [34]},
+            },
+            {"kind": "ccdf", "select": "l1", "where": {"epsilon": 4}},
+        ],
+    )
+    spec = resolve_experiment(exp, scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    text = draw_experiment(spec, tmp_path)
+    out = tmp_path / "toy" / "paper"
+    for stem in ("best", "range", "ccdf"):
+        assert (out / f"{stem}.png").stat().st_size > 1000
+    # best over theta: one line, theta = 1 (less noise) chosen at both epsilons
+    assert "toy_noisy_histogram (best theta)" in text and "theta=50" not in text.split("##")[1]
+    # where: only theta = 50 (the reference mechanism has no theta); a reference level
+    where = text.split("## l1 vs epsilon")[3]
+    assert "toy_noisy_histogram" in where and "true" not in where.split("reference")[0]
+    assert "reference line n: 34" in where
+    # the table: our |V| beside the paper's
+    table = (out / "tab.csv").read_text()
+    assert "true nodes ours" in table and "34" in table.splitlines()[1]
+    # stored releases: one per task, and the truth once, decodable to the true histogram
+    frame = ResultStore(out / "store").load()
+    kept = frame[frame["metric"] == RELEASE_METRIC]
+    assert len(kept) == len(spec.cells) * 5 + 1
+    truth = decode_vector(kept[kept["mechanism"] == "truth"]["release"].iloc[0])
+    assert truth.sum() == 34 and (truth >= 0).all()
+    # the ccdf draws the median-l1 repetition of each series
+    l1 = frame[(frame["metric"] == "l1") & (frame["epsilon"] == 4) & (frame["theta"] == 50)]
+    median_rep = l1.sort_values(["value", "rep"])["rep"].iloc[2]
+    line = [s for s in text.split("\n") if "theta=50" in s and "karate" in s][-1]
+    assert line.split()[-2] == str(median_rep)
+
+
+def test_plot_specs_are_checked_before_running():
+    import pytest
+
+    from privpub.errors import ConfigError
+
+    for bad, message in [
+        ({"kind": "pie", "metric": "jaccard"}, "unknown plot kind"),
+        ({"x": "epsilon", "metric": "ks"}, "does not compute"),
+        ({"kind": "ccdf", "select": "jaccard"}, "keep_releases"),
+        ({"kind": "table"}, "needs columns"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            resolve_experiment(toy_experiment(plots=[bad]), scale="paper")

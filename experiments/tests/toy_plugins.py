@@ -75,3 +75,19 @@ def toy_nospend(matrix, *, epsilon, rng, ledger=None):
 def toy_wrong_kind(matrix, *, rng):
     """Returns a histogram although registered as releasing a binary matrix."""
     return DegreeHistogram([1.0, 2.0])
+
+
+@register_mechanism(
+    "toy_noisy_histogram",
+    input_kind=Kind.GRAPH,
+    output_kind=Kind.DEGREE_HISTOGRAM,
+    privacy=EDGE_DP,
+)
+def toy_noisy_histogram(graph, *, epsilon, rng, ledger=None, theta: int = 1):
+    """Degree histogram plus Laplace noise of scale ``theta / epsilon`` (a larger ``theta``
+    is worse: exercises best-over-parameter plots and stored releases)."""
+    counts = graph.degree_histogram().counts
+    noisy = laplace_mechanism(
+        counts, sensitivity=theta, epsilon=epsilon, rng=rng, ledger=ledger, label="histogram"
+    )
+    return DegreeHistogram(noisy)

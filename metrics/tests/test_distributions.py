@@ -153,9 +153,14 @@ def test_degree_histogram_metrics_on_a_graph():
     assert ks(h, shifted) == pytest.approx(0.5)
 
 
-def test_degree_histogram_all_negative_release_fails_clearly():
-    with pytest.raises(PrivpubError, match="release histogram has no positive count"):
-        l1(DegreeHistogram([1.0, 2.0]), DegreeHistogram([-1.0, -2.0]))
+def test_release_without_mass_scores_worst_and_nan_fails_clearly():
+    truth, empty = DegreeHistogram([1.0, 2.0]), DegreeHistogram([-1.0, 0.0])
+    assert l1(truth, empty) == 2.0  # the largest L1 distance between distributions
+    assert ks(truth, empty) == 1.0
+    assert ks_sampled(truth, empty, rng=0) == 1.0
+    assert l1_counts(truth, empty) == pytest.approx(4.0)  # raw counts stay as they are
+    with pytest.raises(PrivpubError, match="truth histogram has no positive count"):
+        l1(empty, truth)  # an empty truth is an error, not a score
     with pytest.raises(PrivpubError, match="release counts contain NaN"):
         ks(DegreeHistogram([1.0, 2.0]), DegreeHistogram([1.0, np.nan]))
 

@@ -23,6 +23,11 @@ EXPECTED = {
         for proto in ("cv", "transfer")
         for suffix in ("", "_nb", "_tree", "_mlp")
     },
+    "accuracy_cv_majority": ({Kind.TABLE}, True),
+    **{
+        name: ({Kind.DEGREE_HISTOGRAM, Kind.DEGREE_SEQUENCE}, True)
+        for name in ("nodes", "edges", "max_degree", "avg_degree")
+    },
 }
 TAKES_RNG = {"ks_sampled"} | {n for n in EXPECTED if n.startswith("accuracy")}
 
@@ -38,7 +43,10 @@ def test_registered(name):
 
 
 def test_no_unexpected_metric_from_this_package():
-    modules = {f"metrics.{m}" for m in ("distributions", "sets", "ranking", "classification")}
+    modules = {
+        f"metrics.{m}"
+        for m in ("distributions", "sets", "ranking", "classification", "graph_stats")
+    }
     ours = {n for n, m in metrics().items() if m.func.__module__ in modules}
     assert ours == set(EXPECTED)
 

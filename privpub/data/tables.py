@@ -137,16 +137,45 @@ def read_adult(path, *, test: bool = False) -> pd.DataFrame:
     return df
 
 
-def _load_adult(paths, *, split: str = "train"):
+#: qardaji2012 Sec. 4.2: "We consider 11 attributes for each record: age, workclass,
+#: education, marital-status, occupation, relationship, race, sex, hours-per-week,
+#: native-country, and salary" (our ``income``).
+ADULT_QARDAJI2012 = (
+    "age", "workclass", "education", "marital-status", "occupation", "relationship", "race",
+    "sex", "hours-per-week", "native-country", "income",
+)
+_ADULT_PRESETS = {"all": ADULT_COLUMNS, "qardaji2012": ADULT_QARDAJI2012}
+
+
+def _load_adult(paths, *, split: str = "train", attributes="all"):
     if split not in ("train", "test", "all"):
         raise PrivpubError(f"option split must be 'train', 'test' or 'all', got {split!r}")
+    if isinstance(attributes, str):
+        if attributes not in _ADULT_PRESETS:
+            raise PrivpubError(
+                f"option attributes must be one of {sorted(_ADULT_PRESETS)} or a list of "
+                f"columns, got {attributes!r}"
+            )
+        attributes = _ADULT_PRESETS[attributes]
+    attributes = list(attributes)
+    unknown = [a for a in attributes if a not in ADULT_COLUMNS]
+    if unknown or "income" not in attributes:
+        raise PrivpubError(
+            f"option attributes must name Adult columns including the class 'income'; "
+            f"unknown: {unknown}, columns: {list(ADULT_COLUMNS)}"
+        )
     parts = []
     if split in ("train", "all"):
         parts.append(read_adult(paths[0]).dropna())
     if split in ("test", "all"):
         parts.append(read_adult(paths[1], test=True).dropna())
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return _apply_schema(df.reset_index(drop=True), ADULT_SCHEMA, paths[0].parent)
+    table = _apply_schema(df.reset_index(drop=True), ADULT_SCHEMA, paths[0].parent)
+    if attributes == list(ADULT_COLUMNS):
+        return table
+    keep = [a for a in ADULT_SCHEMA.attributes if a.name in attributes]
+    schema = Schema(tuple(keep), class_attribute=ADULT_SCHEMA.class_attribute)
+    return Table(table.data[schema.names].copy(), schema)
 
 
 _ADULT_FILES = (
@@ -176,12 +205,13 @@ register_dataset(DatasetSpec(
         "1st-4th < ... < Doctorate), the others are categorical with adult.names' domains; "
         "class attribute income (<=50K / >50K). Used by qardaji2012 (classification after "
         "RPS), farias2021 (decision trees; split=all gives its 45,222 records) and, as a "
-        "binary matrix, epasto2022 (see adult_binary)."
+        "binary matrix, epasto2022 (see adult_binary). Option attributes='qardaji2012' "
+        "keeps qardaji2012's 11 attributes (Sec. 4.2), or give a list of columns."
     ),
     files=_ADULT_FILES,
     licence=_ADULT_LICENCE,
     expected={"n_rows": 30162, "n_cols": 15, "n_rows_test": 15060, "n_rows_all": 45222},
-    defaults={"split": "train"},
+    defaults={"split": "train", "attributes": "all"},
     papers=("qardaji2012", "farias2021", "epasto2022"),
     loader=_load_adult,
 ))

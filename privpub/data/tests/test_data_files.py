@@ -276,6 +276,10 @@ def test_bad_option_values(tmp_path):
         from privpub.data.tables import _load_adult
 
         _load_adult((tmp_path / "a", tmp_path / "b"), split="validation")
+    with pytest.raises(PrivpubError, match="attributes must be one of"):
+        _load_adult((tmp_path / "a", tmp_path / "b"), attributes="qardaji")
+    with pytest.raises(PrivpubError, match="including the class"):
+        _load_adult((tmp_path / "a", tmp_path / "b"), attributes=["age", "sex"])
     with pytest.raises(PrivpubError, match="lcc"):
         from privpub.data.graphs import _finish
 

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -153,6 +154,16 @@ def test_binary_matrix_counts(name):
     assert isinstance(m, sp.csr_array) and m.dtype == np.int8
     assert m.shape == exp["shape"] and m.nnz == exp["nnz"]
     assert np.all(m.data == 1)
+
+
+@needs_data
+def test_adult_qardaji2012_attributes():
+    full = load_dataset("adult")
+    t = load_dataset("adult", attributes="qardaji2012")
+    assert t.n_rows == 30162 and len(t.schema.names) == 11  # qardaji2012 Sec. 4.2
+    assert t.schema.class_attribute == "income"
+    assert "fnlwgt" not in t.schema.names
+    pd.testing.assert_frame_equal(t.data, full.data[t.schema.names])
 
 
 @needs_data

@@ -1,0 +1,557 @@
+"""Graph projection by edge addition, pi_theta (day2016 Sec 3.1, Algorithm 1).
+
+``pi_theta`` starts from the graph's nodes and no edges, walks the edges in a *stable*
+order and keeps an edge whenever both endpoints still have degree ``< theta``. The result
+is ``theta``-bounded and *maximal* (no further edge of ``G`` can be added), and for node
+neighbours ``G ~ G'`` (Lemma 1 and Lemma 4)
+
+- ``||hist(pi_theta(G)) - hist(pi_theta(G'))||_1 <= 2 theta + 1``
+  (:func:`hist_sensitivity`), and
+- ``||cumhist(pi_theta(G)) - cumhist(pi_theta(G'))||_1 <= theta + 1``
+  (:func:`cumhist_sensitivity`),
+
+because adding a node ``v+`` changes the projection along at most ``t <= theta`` chains,
+each of which changes one other node's degree by one. Both bounds are checked by brute force
+over all graphs on up to five nodes and all their node neighbours in
+``mechanisms/tests/test_degree_projection.py``.
+
+Edge orders (``order=``)
+------------------------
+``"lexicographic"``
+    The edges ``(u, v)``, ``u < v``, in lexicographic order of node ids, the stable order of
+    Sec 3.1 (``Graph.edges()`` order). It stays consistent when a node is added or removed
+    with an order-preserving relabelling of the other ids, so it is stable for the node
+    neighbours of a relabelled ``0..n-1`` graph too.
+``"random"``
+    A seeded random order for day2016 Fig 8: a 64-bit key is drawn from ``rng`` and every
+    edge is sorted by a keyed hash (splitmix64) of its two node ids, ties broken
+    lexicographically. For one key this is a fixed random order of *all* node pairs, hence
+    stable between node neighbours that keep the ids of the common nodes (the new node
+    getting a fresh id), and a (pseudo-)uniformly random order of any one graph's edges. It
+    is not stable under relabelling of the ids (which changes the hashed ids), unlike the
+    lexicographic order.
+
+Speed
+-----
+:func:`projection_profile` computes the projected histograms for every ``theta = 1..Theta``
+(the core of both day2016 mechanisms, Algorithms 2 and 4, lines 1-2) in one compiled pass
+per ``theta``. An edge whose endpoints both have original degree ``<= theta`` is always kept
+(neither endpoint can reach ``theta`` before its own last edge), so each pass walks only the
+edges with an endpoint of degree ``> theta`` -- in their original order -- and adds the
+always-kept ones as counts: the total work is ``sum_e min(maxdeg(e), Theta)`` edge steps
+plus ``O(n)`` per ``theta``. See ``benchmarks/bench_day2016.py``.
+
+Table 2
+-------
+:func:`projection_edge_addition` is the non-private projection registered for day2016
+Table 2 (L1 error of the projected histogram and the fraction ``|E'|/|E|`` of edges kept).
+Table 2 compares ``pi_theta`` "after removing the bin of theta". The reading adopted here is
+that bin ``theta`` is *left out of the L1 sum*: with ``drop_theta_bin=True`` the release
+carries the true count of degree ``theta`` in that bin, so the count-L1 against the true
+histogram (metric ``l1_counts``) is ``sum_{d != theta} |h_d - h'_d|``. On Facebook (LCC,
+lexicographic order) this gives 3194 / 1373 / 898 for ``theta = 16 / 64 / 128`` (paper:
+3228 / 1313 / 801) with ``|E'|/|E| = 0.27 / 0.66 / 0.87`` (paper: 0.27 / 0.66 / 0.88). The
+other readings are further from the paper at every ``theta``: setting the released bin to 0
+(so the true nodes of degree ``theta`` count as errors) gives 3276 / 1386 / 903, keeping the
+bin gives 5144 / 2032 / 1128.
+
+References
+----------
+.. [DLL16] W.-Y. Day, N. Li, M. Lyu. Publishing Graph Degree Distribution with Node
+   Differential Privacy. SIGMOD 2016. Sec 3.1, Algorithm 1, Lemmas 1 and 4, Sec 4.2,
+   Table 2, Fig 8.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from privpub.errors import DataError, PrivpubError
+from privpub.registry import NO_PRIVACY, register_mechanism
+from privpub.types import DegreeHistogram, Graph, Kind, Release
+from privpub.validation import check_positive_int, check_rng
+
+__all__ = [
+    "ORDERS",
+    "MAX_THETA",
+    "check_graph",
+    "check_order",
+    "check_theta",
+    "hist_sensitivity",
+    "cumhist_sensitivity",
+    "edge_order",
+    "project_edges",
+    "projected_degrees",
+    "project_edge_addition",
+    "ProjectionProfile",
+    "all_theta_histograms",
+    "projection_profile",
+    "projection_edge_addition",
+]
+
+#: Stable edge orders (see the module docstring).
+ORDERS = ("lexicographic", "random")
+
+#: Largest projection bound accepted (profiles hold ``Theta x (Theta + 1)`` counts and cost
+#: ``O(Theta |E|)`` time).
+MAX_THETA = 10_000
+
+
+# --------------------------------------------------------------------------- validation
+def check_graph(graph) -> Graph:
+    """Return ``graph`` if it is a :class:`privpub.types.Graph`, else raise DataError."""
+    if not isinstance(graph, Graph):
+        raise DataError(
+            f"day2016 mechanisms take a privpub Graph (privpub.types.Graph), "
+            f"got {type(graph).__name__}"
+        )
+    return graph
+
+
+def check_order(order) -> str:
+    """Return ``order`` if it is one of :data:`ORDERS`, else raise PrivpubError."""
+    if not isinstance(order, str) or order not in ORDERS:
+        raise PrivpubError(f"order must be one of {', '.join(ORDERS)}; got {order!r}")
+    return order
+
+
+def check_theta(theta, name: str = "theta") -> int:
+    """Return a projection bound as an int in ``1..MAX_THETA``."""
+    theta = check_positive_int(theta, name)
+    if theta > MAX_THETA:
+        raise PrivpubError(f"{name} must be at most {MAX_THETA}, got {theta}")
+    return theta
+
+
+def hist_sensitivity(theta: int) -> int:
+    """L1 sensitivity ``2 theta + 1`` of ``hist(pi_theta(G))`` under node-DP (Lemma 1)."""
+    return 2 * int(theta) + 1
+
+
+def cumhist_sensitivity(theta: int) -> int:
+    """L1 sensitivity ``theta + 1`` of ``cumhist(pi_theta(G))`` under node-DP (Lemma 4)."""
+    return int(theta) + 1
+
+
+# --------------------------------------------------------------------------- edge orders
+def _lexicographic_edges(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """``(u, v)`` arrays of the edges ``u < v`` in lexicographic order, read off the CSR."""
+    adj = graph.adjacency
+    if not adj.has_sorted_indices:
+        adj = adj.sorted_indices()
+    n = graph.n_nodes
+    dtype = np.int32 if n < 2**31 - 1 else np.int64
+    rows = np.repeat(np.arange(n, dtype=dtype), np.diff(adj.indptr))
+    cols = adj.indices.astype(dtype, copy=False)
+    upper = cols > rows
+    return np.ascontiguousarray(rows[upper]), np.ascontiguousarray(cols[upper])
+
+
+@njit(cache=True)
+def _mix64(x):
+    """The splitmix64 finaliser: a bijective 64-bit mixing function."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _pair_keys(u, v, key):
+    """Keyed hash ``mix(mix(key ^ u) ^ v)`` of every node pair ``(u[i], v[i])``."""
+    out = np.empty(u.size, np.uint64)
+    for i in range(u.size):
+        out[i] = _mix64(_mix64(key ^ np.uint64(u[i])) ^ np.uint64(v[i]))
+    return out
+
+
+def _ordered_edges(graph: Graph, order: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    u, v = _lexicographic_edges(graph)
+    if order == "random":
+        if rng is None:
+            raise PrivpubError('order="random" needs an rng')
+        rng = check_rng(rng)
+        key = rng.integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True)
+        perm = np.argsort(_pair_keys(u, v, np.uint64(key)), kind="stable")
+        u, v = u[perm], v[perm]
+    return u, v
+
+
+def edge_order(graph, *, order: str = "lexicographic", rng=None) -> np.ndarray:
+    """The edges of ``graph`` in the stable order ``order`` (Algorithm 1's ``Lambda``).
+
+    Parameters
+    ----------
+    graph : Graph
+    order : {"lexicographic", "random"}
+        See the module docstring.
+    rng : numpy.random.Generator, optional
+        Needed for ``order="random"`` (one 64-bit key is drawn from it).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, 2)
+        ``int64`` node pairs ``(u, v)`` with ``u < v``, in processing order.
+    """
+    check_graph(graph)
+    check_order(order)
+    u, v = _ordered_edges(graph, order, rng)
+    return np.column_stack([u, v]).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _project_kernel(u, v, n, theta):
+    """Algorithm 1: degrees of pi_theta and which edges (in the given order) are kept."""
+    deg = np.zeros(n, np.int64)
+    keep = np.zeros(u.size, np.bool_)
+    for i in range(u.size):
+        a = u[i]
+        b = v[i]
+        if deg[a] < theta and deg[b] < theta:
+            deg[a] += 1
+            deg[b] += 1
+            keep[i] = True
+    return deg, keep
+
+
+@njit(cache=True)
+def _all_theta_kernel(u, v, n, theta_max):
+    """Degree histograms of pi_theta for every theta = 1..theta_max (row theta - 1).
+
+    An edge is *low* at ``t`` when both endpoints have original degree ``<= t``: it is always
+    kept (neither endpoint reaches ``t`` before its own last edge), and a node of original
+    degree ``<= t`` never blocks an edge. So pass ``t`` walks only the other edges, in
+    processing order, and adds the low ones as counts. A node is *settled* at ``t`` when all
+    its edges are low: its projected degree is then its original degree for every larger
+    ``t`` and it enters a running base histogram instead of being recounted.
+    """
+    m = u.size
+    orig = np.zeros(n, np.int64)
+    for i in range(m):
+        orig[u[i]] += 1
+        orig[v[i]] += 1
+    big = theta_max + 1  # keys above theta_max all mean "never low"
+    key = np.empty(m, np.int32)  # min(larger original degree of the endpoints, big)
+    settle = np.zeros(n, np.int32)  # min(largest key of the node's edges, big)
+    for i in range(m):
+        k = min(max(orig[u[i]], orig[v[i]]), big)
+        key[i] = k
+        if k > settle[u[i]]:
+            settle[u[i]] = k
+        if k > settle[v[i]]:
+            settle[v[i]] = k
+    # bucket the edges by key and the nodes by settle (counting sort)
+    e_start = np.zeros(big + 2, np.int64)
+    for i in range(m):
+        e_start[key[i] + 1] += 1
+    n_start = np.zeros(big + 2, np.int64)
+    for x in range(n):
+        n_start[settle[x] + 1] += 1
+    for k in range(big + 1):
+        e_start[k + 1] += e_start[k]
+        n_start[k + 1] += n_start[k]
+    e_by_key = np.empty(m, np.int64)
+    fill = e_start.copy()
+    for i in range(m):
+        e_by_key[fill[key[i]]] = i
+        fill[key[i]] += 1
+    n_by_settle = np.empty(n, np.int64)
+    fill = n_start.copy()
+    for x in range(n):
+        n_by_settle[fill[settle[x]]] = x
+        fill[settle[x]] += 1
+
+    hist = np.zeros((theta_max, theta_max + 1), np.int64)
+    kept = np.zeros(theta_max, np.int64)
+    base = np.zeros(theta_max + 1, np.int64)  # degrees of settled nodes
+    base[0] = n_start[1] - n_start[0]  # isolated nodes
+    low = np.zeros(n, np.int32)  # low edges of each node
+    n_low_edges = 0
+    # edges that are not low at t, in processing order (compacted for t + 1 while walking)
+    au = np.empty(m, u.dtype)
+    av = np.empty(m, v.dtype)
+    ak = np.empty(m, np.int32)
+    n_active = 0
+    for i in range(m):
+        if key[i] > 1:
+            au[n_active] = u[i]
+            av[n_active] = v[i]
+            ak[n_active] = key[i]
+            n_active += 1
+    un = np.empty(n, np.int64)  # nodes not settled at t
+    n_un = 0
+    for x in range(n):
+        if settle[x] > 1:
+            un[n_un] = x
+            n_un += 1
+    deg = np.zeros(n, np.int32)
+    for t in range(1, theta_max + 1):
+        for j in range(e_start[t], e_start[t + 1]):
+            e = e_by_key[j]
+            low[u[e]] += 1
+            low[v[e]] += 1
+            n_low_edges += 1
+        for j in range(n_start[t], n_start[t + 1]):
+            base[orig[n_by_settle[j]]] += 1
+        # a node of original degree <= t never blocks an edge: its current degree is below t
+        # until its own last edge, and deg[] counts only the walked edges
+        k = n_low_edges
+        w = 0
+        for i in range(n_active):
+            a = au[i]
+            b = av[i]
+            if deg[a] < t and deg[b] < t:
+                deg[a] += 1
+                deg[b] += 1
+                k += 1
+            if ak[i] > t + 1:
+                au[w] = a
+                av[w] = b
+                ak[w] = ak[i]
+                w += 1
+        n_active = w
+        kept[t - 1] = k
+        row = hist[t - 1]
+        row[:] = base
+        w = 0
+        for i in range(n_un):
+            x = un[i]
+            row[deg[x] + low[x]] += 1
+            deg[x] = 0
+            if settle[x] > t + 1:
+                un[w] = x
+                w += 1
+        n_un = w
+    return hist, kept
+
+
+def project_edges(edges, n_nodes: int, theta: int) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 1 on an explicit edge sequence.
+
+    Parameters
+    ----------
+    edges : array_like, shape (m, 2)
+        Node pairs in processing order (the stable order ``Lambda``).
+    n_nodes : int
+        Number of nodes (ids ``0..n_nodes-1``).
+    theta : int
+        Degree bound, >= 1.
+
+    Returns
+    -------
+    degrees : numpy.ndarray
+        Degree of every node in ``pi_theta(G)``.
+    keep : numpy.ndarray of bool
+        Which of the ``m`` edges ``pi_theta`` keeps.
+    """
+    theta = check_theta(theta)
+    u, v = _edge_arrays(edges, n_nodes)
+    return _project_kernel(u, v, int(n_nodes), theta)
+
+
+def _edge_arrays(edges, n_nodes) -> tuple[np.ndarray, np.ndarray]:
+    e = np.asarray(edges)
+    if e.size == 0:
+        e = np.empty((0, 2), dtype=np.int64)
+    if e.ndim != 2 or e.shape[1] != 2 or not np.issubdtype(e.dtype, np.integer):
+        raise DataError(f"edges must be an (m, 2) integer array, got {e.dtype} {e.shape}")
+    if e.size and (e.min() < 0 or e.max() >= n_nodes):
+        raise DataError(f"edge ids must lie in 0..{n_nodes - 1}")
+    return np.ascontiguousarray(e[:, 0]), np.ascontiguousarray(e[:, 1])
+
+
+def projected_degrees(graph, theta: int, *, order: str = "lexicographic", rng=None) -> np.ndarray:
+    """Degree of every node in ``pi_theta(graph)`` (Algorithm 1)."""
+    check_graph(graph)
+    theta = check_theta(theta)
+    check_order(order)
+    u, v = _ordered_edges(graph, order, rng)
+    return _project_kernel(u, v, graph.n_nodes, theta)[0]
+
+
+def project_edge_addition(graph, theta: int, *, order: str = "lexicographic", rng=None) -> Graph:
+    """The projected graph ``pi_theta(graph)``: projection by edge addition (Algorithm 1).
+
+    Parameters
+    ----------
+    graph : Graph
+    theta : int
+        Degree bound, >= 1.
+    order : {"lexicographic", "random"}
+        Stable edge order (module docstring).
+    rng : numpy.random.Generator, optional
+        Needed for ``order="random"``.
+
+    Returns
+    -------
+    Graph
+        Same nodes, a maximal ``theta``-bounded subset of the edges.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> star = Graph.from_edges(np.array([[0, 1], [0, 2], [0, 3], [1, 2]]))
+    >>> project_edge_addition(star, 2).edges().tolist()
+    [[0, 1], [0, 2], [1, 2]]
+    """
+    check_graph(graph)
+    theta = check_theta(theta)
+    check_order(order)
+    u, v = _ordered_edges(graph, order, rng)
+    _, keep = _project_kernel(u, v, graph.n_nodes, theta)
+    edges = np.column_stack([u[keep], v[keep]]).astype(np.int64)
+    return Graph.from_edges(edges, graph.n_nodes, name=graph.name)
+
+
+# --------------------------------------------------------------------------- all theta
+@dataclass(frozen=True, eq=False)
+class ProjectionProfile:
+    """Degree histograms of ``pi_theta(G)`` for every ``theta = 1..theta_max``.
+
+    Attributes
+    ----------
+    histograms : numpy.ndarray, shape (theta_max, theta_max + 1)
+        Row ``theta - 1``: number of nodes of each degree ``0..theta`` in ``pi_theta(G)``
+        (zeros beyond ``theta``).
+    kept_edges : numpy.ndarray, shape (theta_max,)
+        ``|E(pi_theta(G))|``.
+    n_nodes, n_edges : int
+        Of ``G``.
+    """
+
+    histograms: np.ndarray
+    kept_edges: np.ndarray
+    n_nodes: int
+    n_edges: int
+
+    @property
+    def theta_max(self) -> int:
+        return int(self.histograms.shape[0])
+
+    def _row(self, theta: int) -> np.ndarray:
+        theta = check_theta(theta)
+        if theta > self.theta_max:
+            raise PrivpubError(f"theta {theta} exceeds the profile's theta_max {self.theta_max}")
+        return self.histograms[theta - 1, : theta + 1]
+
+    def histogram(self, theta: int) -> np.ndarray:
+        """``hist(pi_theta(G))``: counts of degrees ``0..theta`` (float)."""
+        return self._row(theta).astype(float)
+
+    def cumulative(self, theta: int) -> np.ndarray:
+        """``cumhist(pi_theta(G))``: number of nodes of degree ``<= k``, ``k = 0..theta``."""
+        return np.cumsum(self._row(theta)).astype(float)
+
+    def nodes_above(self) -> np.ndarray:
+        """``a[theta - 1] = |{v : deg_{pi_Theta(G)}(v) > theta}|`` for ``theta = 1..Theta``.
+
+        The projection loss of day2016 Sec 3.2 is ``l_proj(G, theta) = 2 a[theta - 1]``.
+        """
+        last = self.histograms[-1]
+        above = np.cumsum(last[::-1])[::-1]  # above[d] = #nodes with degree >= d
+        return np.append(above[2:], 0)[: self.theta_max].astype(np.int64)
+
+    def edge_fraction(self, theta: int) -> float:
+        """``|E(pi_theta(G))| / |E|`` (1 for a graph without edges)."""
+        self._row(theta)
+        return float(self.kept_edges[theta - 1] / self.n_edges) if self.n_edges else 1.0
+
+
+def all_theta_histograms(edges, n_nodes: int, theta_max: int) -> ProjectionProfile:
+    """:class:`ProjectionProfile` of an explicit edge sequence (in processing order)."""
+    theta_max = check_theta(theta_max, "theta_max")
+    u, v = _edge_arrays(edges, n_nodes)
+    hist, kept = _all_theta_kernel(u, v, int(n_nodes), theta_max)
+    return ProjectionProfile(hist, kept, int(n_nodes), int(u.size))
+
+
+def projection_profile(
+    graph, theta_max: int, *, order: str = "lexicographic", rng=None
+) -> ProjectionProfile:
+    """Projected degree histograms of ``graph`` for every ``theta = 1..theta_max``.
+
+    One compiled pass of Algorithm 1 per ``theta`` (see the module docstring for the
+    shortcut that skips always-kept edges).
+
+    Parameters
+    ----------
+    graph : Graph
+    theta_max : int
+        ``Theta``, >= 1.
+    order : {"lexicographic", "random"}
+    rng : numpy.random.Generator, optional
+        Needed for ``order="random"``.
+
+    Returns
+    -------
+    ProjectionProfile
+    """
+    check_graph(graph)
+    theta_max = check_theta(theta_max, "theta_max")
+    check_order(order)
+    u, v = _ordered_edges(graph, order, rng)
+    hist, kept = _all_theta_kernel(u, v, graph.n_nodes, theta_max)
+    return ProjectionProfile(hist, kept, graph.n_nodes, int(u.size))
+
+
+# --------------------------------------------------------------------------- Table 2
+@register_mechanism(
+    "projection_edge_addition",
+    input_kind=Kind.GRAPH,
+    output_kind=Kind.DEGREE_HISTOGRAM,
+    privacy=NO_PRIVACY,
+    paper="day2016",
+    role="mechanism",
+)
+def projection_edge_addition(
+    graph,
+    *,
+    theta: int,
+    order: str = "lexicographic",
+    drop_theta_bin: bool = False,
+    rng: np.random.Generator,
+) -> Release:
+    """Degree histogram of the projected graph ``pi_theta(G)`` (non-private; Table 2).
+
+    Parameters
+    ----------
+    graph : Graph
+    theta : int
+        Degree bound, >= 1 (Table 2: 16, 64, 128).
+    order : {"lexicographic", "random"}
+        Stable edge order of Algorithm 1.
+    drop_theta_bin : bool
+        Leave bin ``theta`` out of any comparison with the true histogram, as Table 2 does
+        ("after removing the bin of theta"): the released bin ``theta`` then holds the
+        *true* count of degree ``theta``, so ``l1_counts`` sums over every other bin (see the
+        module docstring for why this reading).
+    rng : numpy.random.Generator
+        Used only by ``order="random"``.
+
+    Returns
+    -------
+    Release
+        ``DegreeHistogram`` of degrees ``0..theta``; info ``edge_fraction`` (``|E'|/|E|``)
+        and ``theta_bin`` (the projected count of degree ``theta``).
+    """
+    check_graph(graph)
+    theta = check_theta(theta)
+    check_order(order)
+    if not isinstance(drop_theta_bin, (bool, np.bool_)):
+        raise PrivpubError(f"drop_theta_bin must be true or false, got {drop_theta_bin!r}")
+    u, v = _ordered_edges(graph, order, rng)
+    deg, keep = _project_kernel(u, v, graph.n_nodes, theta)
+    counts = np.bincount(deg, minlength=theta + 1).astype(float)
+    theta_bin = float(counts[theta])
+    if drop_theta_bin:
+        true_counts = np.bincount(graph.degrees(), minlength=theta + 1)
+        counts[theta] = float(true_counts[theta])
+    m = int(u.size)
+    fraction = float(keep.sum() / m) if m else 1.0
+    return Release(
+        DegreeHistogram(counts), info={"edge_fraction": fraction, "theta_bin": theta_bin}
+    )

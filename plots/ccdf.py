@@ -1,0 +1,160 @@
+"""CCDFs of stored degree releases: day2016 Fig. 4 ("the distributions with median error out
+of 30 runs at epsilon = 1").
+
+An experiment with ``keep_releases: true`` stores every released degree histogram (or
+sequence) and each dataset's truth (:mod:`experiments.store`). A plot entry::
+
+    - {kind: ccdf, select: l1, where: {epsilon: 1}, logx: true, logy: true}
+
+draws, per dataset panel, the true CCDF and, per series, the CCDF of the repetition whose
+``select`` metric is the median over repetitions (the lower median for an even count).
+``Pr[K >= k]`` is computed from the stored vector: negative counts clipped to 0, normalised.
+Only stored releases are read; nothing is re-run.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from experiments.store import RELEASE_METRIC, decode_vector
+from privpub.errors import ConfigError
+
+__all__ = ["ccdf", "median_releases", "plot_ccdf"]
+
+
+def ccdf(vector, *, kind: str = "degree_histogram") -> tuple[np.ndarray, np.ndarray]:
+    """Degrees ``k >= 1`` and ``Pr[K >= k]`` of a degree histogram (or degree sequence).
+
+    Parameters
+    ----------
+    vector : array_like
+        Histogram counts indexed by degree (``kind="degree_histogram"``) or one degree per
+        node (``kind="degree_sequence"``, rounded and clipped at 0).
+    """
+    v = np.asarray(vector, dtype=float)
+    if kind == "degree_sequence":
+        v = np.bincount(np.clip(np.rint(v), 0, None).astype(np.int64))
+    counts = np.clip(np.nan_to_num(v, nan=0.0), 0.0, None)
+    total = counts.sum()
+    if total <= 0 or len(counts) < 2:
+        return np.array([1.0]), np.array([0.0])
+    tail = np.cumsum(counts[::-1])[::-1] / total
+    degrees = np.arange(1, len(counts))
+    return degrees, tail[1:]
+
+
+def median_releases(
+    frame: pd.DataFrame, *, select: str, where: dict | None = None, best_over: str | None = None
+):
+    """Per (dataset, series): the stored release of the median-``select`` repetition.
+
+    With ``best_over`` (e.g. ``"theta"`` for Truncation) only the value of that parameter with
+    the lowest mean ``select`` is kept per series (:func:`experiments.figures.best_over`).
+
+    Returns a frame with columns ``dataset_label, series, rep, error, vector`` plus the
+    truth of each dataset (``series == "truth"``, ``error`` NaN).
+    """
+    from experiments.figures import add_series
+    from experiments.figures import best_over as keep_best
+    from plots.lines import filter_rows
+
+    releases = frame[frame["metric"] == RELEASE_METRIC]
+    if releases.empty:
+        raise ConfigError("a ccdf plot needs stored releases: set keep_releases: true")
+    scores = frame[frame["metric"] == select]
+    if scores.empty:
+        raise ConfigError(f"a ccdf plot selects by metric {select!r}, which has no results")
+    scores = filter_rows(scores, where)
+    if best_over:
+        scores = keep_best(scores, best_over, higher_is_better=False)
+    scores = add_series(scores, x="__none__")
+    keys = zip(releases["cell"], releases["rep"], releases["release"], strict=True)
+    blobs = {(c, r): b for c, r, b in keys}
+    out = []
+    for (dataset, series), group in scores.groupby(["dataset_label", "series"], sort=True):
+        group = group.sort_values(["value", "rep"], kind="stable")
+        pick = group.iloc[(len(group) - 1) // 2]
+        blob = blobs.get((pick["cell"], pick["rep"]))
+        if blob is not None:
+            out.append((dataset, series, int(pick["rep"]), float(pick["value"]), blob))
+    truths = add_series(releases[releases["mechanism"] == "truth"], x="__none__")
+    for dataset, blob in zip(truths["dataset_label"], truths["release"], strict=True):
+        out.append((dataset, "truth", 0, math.nan, blob))
+    result = pd.DataFrame(out, columns=["dataset_label", "series", "rep", "error", "blob"])
+    result["vector"] = result.pop("blob").map(decode_vector)
+    return result
+
+
+def plot_ccdf(
+    frame: pd.DataFrame,
+    *,
+    out_stem: Path,
+    select: str,
+    where: dict | None = None,
+    best_over: str | None = None,
+    kind: str = "degree_histogram",
+    logx: bool = True,
+    logy: bool = True,
+    title: str | None = None,
+) -> list[Path]:
+    """Draw the CCDF figure (one panel per dataset) and save ``out_stem.{png,pdf}``."""
+    from plots.lines import MARKERS, _colors, save_figure
+
+    picked = median_releases(frame, select=select, where=where, best_over=best_over)
+    panels = sorted(picked["dataset_label"].unique())
+    series = sorted(s for s in picked["series"].unique() if s != "truth")
+    ncols = min(len(panels), 4)
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(4.0 * ncols, 3.2 * nrows + 0.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = list(fig.subplots(nrows, ncols, squeeze=False).ravel())
+    for ax in axes[len(panels) :]:
+        fig.delaxes(ax)
+    colors = _colors(len(series))
+    handles = {}
+    for ax, panel in zip(axes, panels, strict=False):
+        sub = picked[picked["dataset_label"] == panel]
+        for _, row in sub.iterrows():
+            k, p = ccdf(row["vector"], kind=kind)
+            keep = p > 0 if logy else np.ones(len(p), dtype=bool)
+            if row["series"] == "truth":
+                (h,) = ax.plot(k[keep], p[keep], color="black", linewidth=2.0, label="true")
+                handles["true"] = h
+                continue
+            i = series.index(row["series"])
+            (h,) = ax.plot(
+                k[keep],
+                p[keep],
+                color=colors[i],
+                marker=MARKERS[i % len(MARKERS)],
+                markevery=0.1,
+                markersize=4,
+                linewidth=1.2,
+                label=row["series"],
+            )
+            handles[row["series"]] = h
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_title(str(panel))
+        ax.set_xlabel("degree k")
+        ax.set_ylabel("Pr[K >= k]")
+        ax.grid(True, alpha=0.3)
+    if handles:
+        fig.legend(
+            list(handles.values()),
+            list(handles.keys()),
+            loc="outside lower center",
+            ncols=min(len(handles), 4),
+            frameon=False,
+        )
+    if title:
+        fig.suptitle(title)
+    return save_figure(fig, out_stem)
