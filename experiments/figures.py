@@ -43,10 +43,17 @@ def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
         series.append(f"{label} ({extra})" if extra else label)
     frame["series"] = series
     frame["dataset_label"] = [
-        d if o in ("{}", None) else f"{d} {o}"
-        for d, o in zip(frame["dataset"], frame["dataset_options"], strict=True)
+        dataset_label(d, o) for d, o in zip(frame["dataset"], frame["dataset_options"], strict=True)
     ]
     return frame
+
+
+def dataset_label(dataset: str, options_json: str | None) -> str:
+    """A panel title: the dataset and its non-default options, ``facebook (lcc=true)``."""
+    options = json.loads(options_json) if options_json not in (None, "", "{}") else {}
+    if not options:
+        return dataset
+    return f"{dataset} ({', '.join(f'{k}={json.dumps(v)}' for k, v in options.items())})"
 
 
 def _column(name):

@@ -26,7 +26,7 @@ def test_plot_spec_layout_and_files(tmp_path):
         assert (out / f"{stem}.pdf").exists()
     # default layout: a panel per dataset (options make a dataset distinct), series as lines
     first, second = text.split("## jaccard vs epsilon")[1:]
-    assert 'sbm_small {"n_rows":64}' in first and "toy_drop" in first
+    assert 'sbm_small (n_rows=64)' in first and "toy_drop" in first
     # panel: null, hue: dataset: one table row per dataset, no panel level
     assert "__all__" not in second and "toy_drop" not in second
     assert (out / "notes.md").read_text().startswith("differs from the paper")
