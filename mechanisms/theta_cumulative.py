@@ -349,38 +349,8 @@ def theta_constrained(
     """theta-Constrained, epsilon-node-DP: Algorithm 4 with isotonic regression (Sec 4.3).
 
     The noisy cumulative histogram is calibrated by constrained inference
-    (:func:`constrained_histogram`) instead of ExtractHistogram; selection, budget and
-    post-processing as :func:`theta_cumulative_histogram`.
-
-    Parameters
-    ----------
-    graph : Graph
-        The input graph.
-    epsilon : float
-        Total budget: ``0.1 epsilon`` selects ``theta`` (exponential mechanism on ``q^c``,
-        sensitivity ``2 Theta + 2``), ``0.9 epsilon`` publishes ``cumhist(pi_theta(G))``
-        (Laplace, sensitivity ``theta + 1``).
-    theta_max : int
-        ``Theta``: candidates ``theta = 1..Theta`` (paper: 200; Fig 5's Q-400: 400).
-    tail : {"linear", "powerlaw", "uniform"}
-        Tail post-processing (Sec 3.4, :mod:`mechanisms.degree_tail`).
-    order : {"lexicographic", "random"}
-        Stable edge order of the projection (:mod:`mechanisms.degree_projection`).
-    rng : numpy.random.Generator
-        Source of all randomness.
-    ledger : PrivacyLedger, optional
-        Budget account with total ``epsilon``.
-
-    Returns
-    -------
-    Release
-        ``DegreeHistogram`` (non-negative counts per degree, ``counts[0] = 0``); info
-        ``theta``.
-
-    Raises
-    ------
-    PrivpubError
-        On bad ``epsilon``, ``theta_max``, ``tail``, ``order`` or a non-Graph input.
+    (:func:`constrained_histogram`) instead of ExtractHistogram; parameters, selection, budget,
+    post-processing and output as :func:`theta_cumulative_histogram`.
     """
     return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, ledger, "em", "isotonic")
 
