@@ -5,11 +5,17 @@
     python run.py -m experiment=epasto2022_fig3c dataset=sbm_epasto,adult_binary \
         mechanism.epsilon=0.5,2
 
-See README.md and conf/config.yaml for every option.
+See README.md and conf/config.yaml for every option; ``privpub list`` lists the experiments.
+Exit codes: 0 done, 1 some tasks failed, 2 config or data error (Hydra's own included),
+130 interrupted (rerun the same command to resume).
 """
+
+import sys
 
 import hydra
 from omegaconf import DictConfig
+
+_HELP_FLAGS = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "--shell-completion")
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
@@ -19,5 +25,50 @@ def main(cfg: DictConfig) -> None:
     run_from_config(cfg)
 
 
+def _results_dir(argv: list[str]) -> str | None:
+    """The results_dir the command line sets (last one wins), else the default; None when
+    it is interpolated or swept (then the run checks it itself)."""
+    value = "results"
+    for arg in argv:
+        key, _, rest = arg.lstrip("+").partition("=")
+        if key == "results_dir":
+            value = rest
+    return None if "${" in value or "," in value else value
+
+
+def _preflight(argv: list[str]) -> None:
+    """Hydra writes its own logs under results_dir before privpub runs: an unwritable
+    results_dir must be one clear line (exit 2), not Hydra's traceback."""
+    if any(a.split("=")[0] in _HELP_FLAGS for a in argv):
+        return
+    path = _results_dir(argv)
+    if path:
+        from experiments.cli import check_writable
+        from privpub.errors import ConfigError
+
+        try:
+            check_writable(path)
+        except ConfigError as exc:
+            print(f"privpub: error: {exc}", file=sys.stderr)
+            sys.exit(2)
+
+
+def _jobs_started() -> bool:
+    from experiments.cli import task_started
+    from experiments.hydra_support import sweep_dir
+
+    sweep = sweep_dir()
+    return task_started() or bool(sweep and any(p.is_dir() for p in sweep.glob("*")))
+
+
 if __name__ == "__main__":
-    main()
+    _preflight(sys.argv[1:])
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code == 1 and not _jobs_started():  # Hydra's own config error, before any job
+            raise SystemExit(2) from None
+        raise
+    except KeyboardInterrupt:  # outside a task (e.g. a multirun launcher): keep it short
+        print("privpub: interrupted; rerun the same command to resume", file=sys.stderr)
+        sys.exit(130)

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from privpub.errors import DataError, PrivpubError
+from privpub.errors import DataError, NotApplicableError, PrivpubError
 from privpub.registry import K_ANONYMITY, register_mechanism
 from privpub.types import Kind, Release, Table
 from privpub.validation import check_k, check_rng
@@ -666,7 +666,7 @@ def mondrian(
     rng = check_rng(rng)
     n = table.n_rows
     if k > n:
-        raise PrivpubError(f"k = {k} exceeds the number of rows ({n}): no {k}-anonymous release")
+        raise NotApplicableError(f"k = {k} exceeds the number of rows ({n}): no {k}-anonymous release")
     qis = _encode(table, resolve_quasi_identifiers(table.schema, quasi_identifiers))
 
     part = mondrian_partition(qis, n, k=k, strict=mode == "strict", rng=rng)

@@ -29,6 +29,7 @@ from scipy.special import digamma, expit
 
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.noise import flip_count, flips
 from privpub.registry import EDGE_DP, NODE_DP, register_mechanism
 from privpub.types import Kind, as_binary_matrix
 from privpub.validation import check_epsilon, check_positive_int, check_rng
@@ -287,8 +288,8 @@ def randomized_response(
     )
 
     ones = _linear_indices(m)
-    kept = ones[rng.random(nnz) >= q]  # each 1 stays with probability 1 - q
-    k = int(rng.binomial(n_zero, q)) if n_zero > 0 else 0
+    kept = ones[~flips(q, rng=rng, size=nnz)]  # each 1 stays with probability 1 - q
+    k = flip_count(n_zero, q, rng=rng)
     added = _sample_zero_positions(ones, n_cells, k, rng)
     cells = np.sort(np.concatenate([kept, added]))  # disjoint sets
     return _from_linear(cells, n_rows, n_cols)

@@ -67,9 +67,9 @@ import math
 
 import numpy as np
 
-from privpub.errors import DataError, PrivpubError
+from privpub.errors import DataError, NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
-from privpub.noise import cauchy_noise
+from privpub.noise import cauchy_noise, uniform_integers
 from privpub.registry import NO_PRIVACY, NODE_DP, register_mechanism
 from privpub.types import DegreeHistogram, Graph, Kind, Release
 from privpub.validation import check_epsilon, check_positive_int, check_rng
@@ -104,7 +104,7 @@ def truncation_beta(epsilon: float, n_nodes: int, theta: int) -> float:
     epsilon = check_epsilon(epsilon)
     theta = check_positive_int(theta, "theta")
     if n_nodes <= theta:
-        raise PrivpubError(
+        raise NotApplicableError(
             f"truncation: beta = eps * ln(|V| / theta) (day2016 Sec 4.1) needs theta < |V|, "
             f"got theta={theta}, |V|={n_nodes}; sweep theta over powers of two below |V|"
         )
@@ -112,9 +112,10 @@ def truncation_beta(epsilon: float, n_nodes: int, theta: int) -> float:
 
 
 def random_cutoff(theta: int, n_nodes: int, beta: float, rng: np.random.Generator) -> int:
-    """``D = theta + ceil(ln(|V|) / beta) + U``, ``U`` uniform on ``{1..theta}`` (step 2)."""
+    """``D = theta + ceil(ln(|V|) / beta) + U``, ``U`` uniform on ``{1..theta}`` (step 2; ``U = 1``
+    under :func:`privpub.noise.noise_off`)."""
     offset = math.ceil(math.log(max(n_nodes, 1)) / beta)
-    return int(theta + offset + rng.integers(1, theta + 1))
+    return int(theta + offset + uniform_integers(1, theta + 1, rng=rng))
 
 
 def truncation_local_bound(degrees, cutoff: int, k) -> np.ndarray:

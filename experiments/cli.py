@@ -1,31 +1,222 @@
-"""What ``python run.py`` does with its Hydra config: resolve, run, plot, report.
+"""What ``python run.py`` does with its Hydra config: check, resolve, run, draw, report.
 
-Exit codes: 0 when every task succeeded; 1 when some tasks failed (their rows are kept and
-listed); 2 for a config or data error found before anything ran (the message says what to
-fix). In a multirun, a job with failed tasks raises :class:`CellsFailedError` once all its
-tasks are done, so the other jobs still run and the sweep ends non-zero.
+Exit codes (the README's promise):
+
+- 0: every task succeeded (tasks skipped as not applicable count as success);
+- 1: some tasks failed (their rows are kept; each failure is listed once);
+- 2: a config or data error found before anything ran (one line, no traceback), including
+  Hydra's own composition errors (``run.py`` maps those);
+- 130: interrupted (Ctrl-C); every finished task is stored and rerunning resumes.
+
+The command line always wins (:func:`experiments.spec.resolve_experiment`): the
+``experiment.<key>`` overrides Hydra received are re-applied over the experiment's scale
+block. In a multirun, each job runs its tasks and records its outcome in its Hydra job
+directory (``privpub.json``) instead of raising, so a failing job never hides the others;
+:class:`experiments.hydra_support.PrivpubCallback` draws the union of the jobs' grids when
+the sweep ends, lists the failures once and sets the exit code.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
+import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.figures import draw_experiment
-from experiments.runner import run_experiment
-from experiments.spec import resolve_experiment
-from privpub.errors import PrivpubError
-from privpub.registry import load_plugins
+from privpub.errors import ConfigError, PrivpubError
 
-__all__ = ["CellsFailedError", "run_from_config", "spec_from_config"]
+if TYPE_CHECKING:
+    from experiments.spec import ExperimentSpec
+
+__all__ = [
+    "TOP_LEVEL_KEYS",
+    "check_run_config",
+    "check_writable",
+    "run_from_config",
+    "spec_from_config",
+    "variant_slug",
+    "task_started",
+]
+
+#: The keys of the top-level config (conf/config.yaml and its groups); others are typos.
+TOP_LEVEL_KEYS = frozenset(
+    "experiment dataset mechanism scale seed n_jobs executor dask_address data_dir "
+    "allow_download results_dir rerun plot plot_stored progress measure_memory plugins "
+    "add_mechanisms".split()
+)
+
+#: Overrides that change *what* is computed (the cells, repetitions or seeds); a run with
+#: any of them draws into ``variants/<slug>/`` instead of the experiment's own figures.
+_PRESENTATION = ("experiment.title", "experiment.notes", "experiment.plots", "experiment.claims")
+_IDENTITY_ROOTS = ("experiment.", "dataset", "mechanism", "seed", "add_mechanisms")
+
+#: Outcome file of a multirun job, in its Hydra job directory.
+JOB_OUTCOME = "privpub.json"
+
+_STARTED = False
 
 
-class CellsFailedError(PrivpubError):
-    """Some tasks of a run failed (their error rows are in the store)."""
+def task_started() -> bool:
+    """Whether :func:`run_from_config` was entered in this process (run.py uses it to tell
+    Hydra's own config errors, which exit 1 before any task, from task failures)."""
+    return _STARTED
 
 
+# ----------------------------------------------------------------------------- checks
+def _int(value, name: str, *, minimum: int, allow: tuple = ()) -> int:
+    if value in allow and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        allowed = f" or {', '.join(map(str, allow))}" if allow else ""
+        raise ConfigError(f"{name} must be an integer >= {minimum}{allowed}, got {value!r}")
+    return value
+
+
+def check_writable(path: Path | str) -> Path:
+    """Create ``path`` if needed and prove that a file can be written in it."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".privpub-write-test-{uuid.uuid4().hex[:8]}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"results_dir {str(path)!r} cannot be written ({reason}); "
+            "pass results_dir=<a writable directory>"
+        ) from None
+    return path
+
+
+def check_run_config(cfg: DictConfig | dict) -> dict:
+    """Validate the top-level keys before anything else; return the plain config.
+
+    Unknown keys (``+sed=1``), a seed that is not a non-negative integer, a bad n_jobs or
+    executor, non-boolean switches and an unwritable results_dir are :class:`ConfigError`
+    whether or not any work remains.
+    """
+    from experiments.executors import EXECUTORS
+
+    c = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
+    unknown = sorted(set(c) - TOP_LEVEL_KEYS - {"hydra"})
+    if unknown:
+        import difflib
+
+        hints = []
+        for key in unknown:
+            close = difflib.get_close_matches(key, sorted(TOP_LEVEL_KEYS), n=1)
+            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise ConfigError(
+            f"unknown config key {', '.join(hints)}; keys: {', '.join(sorted(TOP_LEVEL_KEYS))}"
+        )
+    c["seed"] = _int(c.get("seed"), "seed", minimum=0)
+    c["n_jobs"] = _int(c.get("n_jobs"), "n_jobs", minimum=1, allow=(-1,))
+    if c.get("executor") not in EXECUTORS:
+        raise ConfigError(
+            f"unknown executor {c.get('executor')!r}; known executors: {', '.join(EXECUTORS)}"
+        )
+    for key in ("allow_download", "rerun", "plot", "plot_stored", "progress", "measure_memory"):
+        if not isinstance(c.get(key), bool):
+            raise ConfigError(f"{key} must be true or false, got {c.get(key)!r}")
+    for key in ("plugins", "add_mechanisms"):
+        if not isinstance(c.get(key) or [], list):
+            raise ConfigError(f"{key} must be a list, e.g. {key}=[name], got {c.get(key)!r}")
+    check_writable(c["results_dir"])
+    return c
+
+
+# ----------------------------------------------------------------------------- overrides
+def hydra_overrides() -> list[str]:
+    """The command-line overrides of the current Hydra job ([] outside Hydra)."""
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized():
+            return list(HydraConfig.get().overrides.task)
+    except Exception:  # outside Hydra (tests, notebooks)
+        pass
+    return []
+
+
+def _parse(overrides: list[str]):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    return OverridesParser.create().parse_overrides(list(overrides))
+
+
+def experiment_overrides(overrides: list[str], experiment: dict) -> dict:
+    """``{dotted path: value}`` of every ``experiment.<path>`` override, values taken from
+    the composed ``experiment`` (deletions: :data:`~experiments.spec.DELETE`)."""
+    from experiments.spec import DELETE
+
+    out = {}
+    for override in _parse(overrides):
+        key = override.key_or_group
+        if not key.startswith("experiment."):
+            continue
+        path = key[len("experiment.") :]
+        if override.is_delete():
+            out[path] = DELETE
+            continue
+        node = experiment
+        for part in path.split("."):
+            node = node[int(part)] if isinstance(node, list) else node.get(part)
+        out[path] = node
+    return out
+
+
+def variant_slug(overrides: list[str], seed: int = 0) -> str | None:
+    """The name of the figure directory of a run that changes what is computed, from its
+    overrides (``dataset=karate`` -> ``dataset=karate``); None for the experiment's own run."""
+    kept = []
+    for text in overrides:
+        key = text.lstrip("+~").split("=", 1)[0]
+        if key.startswith(_PRESENTATION) or not key.startswith(_IDENTITY_ROOTS):
+            continue
+        if key == "seed" and text.split("=", 1)[-1].strip() == "0":
+            continue
+        kept.append(text.lstrip("+").removeprefix("experiment."))
+    if not kept and seed == 0:
+        return None
+    if not kept:
+        kept = [f"seed={seed}"]
+    slug = re.sub(r"[\[\]{}'\" ]+", "", "__".join(kept))
+    slug = re.sub(r"[^-\w.,=+~]+", "_", slug).strip("_")
+    if len(slug) > 80:
+        import hashlib
+
+        slug = f"{slug[:60]}-{hashlib.sha256(slug.encode()).hexdigest()[:8]}"
+    return slug
+
+
+def spec_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = None):
+    """The resolved :class:`~experiments.spec.ExperimentSpec` of a composed config.
+
+    ``overrides`` are the command line's override strings (default: the current Hydra
+    job's); the ``experiment.<key>`` ones are re-applied over the scale block.
+    """
+    from experiments.spec import resolve_experiment
+    from privpub.registry import import_plugins
+
+    c = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
+    overrides = hydra_overrides() if overrides is None else overrides
+    import_plugins(c.get("plugins") or ())
+    return resolve_experiment(
+        c["experiment"],
+        scale=c["scale"]["name"],
+        dataset=c.get("dataset"),
+        mechanism=c.get("mechanism"),
+        overrides=experiment_overrides(overrides, c["experiment"]),
+        add_mechanisms=c.get("add_mechanisms"),
+    )
+
+
+# ----------------------------------------------------------------------------- running
 def _is_multirun() -> bool:
     try:
         from hydra.core.hydra_config import HydraConfig
@@ -36,57 +227,118 @@ def _is_multirun() -> bool:
         return False
 
 
-def spec_from_config(cfg: DictConfig):
-    """The resolved :class:`~experiments.spec.ExperimentSpec` of a composed config."""
-    c = OmegaConf.to_container(cfg, resolve=True)
-    load_plugins(c.get("plugins") or ())
-    return resolve_experiment(
-        c["experiment"],
-        scale=c["scale"]["name"],
-        dataset=c.get("dataset"),
-        mechanism=c.get("mechanism"),
-    )
-
-
-def run_from_config(cfg: DictConfig):
-    """Run the configured experiment; see the module docstring for exit codes."""
+def _job_dir() -> Path | None:
     try:
-        spec = spec_from_config(cfg)
-        results_dir = Path(cfg.results_dir)
-        print(
-            f"privpub: {spec.name} [{spec.scale}] — {len(spec.cells)} cell(s) x "
-            f"{spec.repetitions} rep(s), metrics {', '.join(spec.metrics)}; n_jobs={cfg.n_jobs}, "
-            f"executor={cfg.executor}",
-            flush=True,
-        )
+        from hydra.core.hydra_config import HydraConfig
+
+        return Path(HydraConfig.get().runtime.output_dir)
+    except Exception:
+        return None
+
+
+def _write_outcome(outcome: dict) -> None:
+    job = _job_dir()
+    if job is not None:
+        job.mkdir(parents=True, exist_ok=True)
+        (job / JOB_OUTCOME).write_text(json.dumps(outcome, default=str))
+
+
+def _error(message: str, code: int) -> None:
+    print(f"privpub: error: {message}", file=sys.stderr, flush=True)
+    if _is_multirun():  # the sweep goes on; the callback reports and sets the exit code
+        _write_outcome({"code": code, "error": message})
+        return
+    sys.exit(code)
+
+
+def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = None):
+    """Run the configured experiment; see the module docstring for exit codes."""
+    global _STARTED
+    _STARTED = True
+    overrides = hydra_overrides() if overrides is None else overrides
+    try:
+        c = check_run_config(cfg)
+        spec = spec_from_config(c, overrides=overrides)
+    except PrivpubError as exc:
+        return _error(str(exc), 2)
+    results_dir = Path(c["results_dir"])
+    variant = variant_slug(overrides, c["seed"])
+    print(
+        f"privpub: {spec.name} [{spec.scale}] — {len(spec.cells)} cell(s) x "
+        f"{spec.repetitions} rep(s) = {spec.n_tasks} task(s), metrics "
+        f"{', '.join(spec.expected_rows)}; seed={c['seed']}, n_jobs={c['n_jobs']}, "
+        f"executor={c['executor']}" + (f"; variant {variant}" if variant else ""),
+        flush=True,
+    )
+    from experiments.hydra_support import sweep_bar
+    from experiments.runner import run_experiment
+
+    try:
         summary = run_experiment(
             spec,
             results_dir=results_dir,
-            seed=cfg.seed,
-            n_jobs=cfg.n_jobs,
-            data_dir=cfg.data_dir,
-            executor=cfg.executor,
-            dask_address=cfg.dask_address,
-            allow_download=cfg.allow_download,
-            progress=cfg.progress,
-            measure_memory=cfg.measure_memory,
-            rerun=cfg.rerun,
-            plugins=tuple(cfg.plugins or ()),
+            seed=c["seed"],
+            n_jobs=c["n_jobs"],
+            data_dir=c.get("data_dir"),
+            executor=c["executor"],
+            dask_address=c.get("dask_address"),
+            allow_download=c["allow_download"],
+            progress=c["progress"],
+            measure_memory=c["measure_memory"],
+            rerun=c["rerun"],
+            plugins=tuple(c.get("plugins") or ()),
+            bar=sweep_bar() if _is_multirun() else None,
         )
-        print(summary.describe(), flush=True)
-        if cfg.plot:
-            text = draw_experiment(spec, results_dir)
-            if text:
-                print(text, flush=True)
     except PrivpubError as exc:
-        if _is_multirun():
-            raise
-        print(f"privpub: error: {exc}", file=sys.stderr, flush=True)
-        sys.exit(2)
+        return _error(str(exc), 2)
+    if summary.interrupted:
+        print(
+            f"privpub: interrupted: {summary.n_done} of {summary.n_tasks} tasks stored in "
+            f"{summary.store}; rerun the same command to resume",
+            file=sys.stderr,
+            flush=True,
+        )
+        sys.exit(130)
+    multirun = _is_multirun()
+    print(summary.describe(failures=not multirun), flush=True)
+    code = 1 if summary.failed else 0
+    if multirun:  # the callback draws the union of the jobs when the sweep ends
+        _write_outcome(
+            {
+                "code": code,
+                "spec": spec.to_dict(),
+                "seed": c["seed"],
+                "results_dir": str(results_dir),
+                "failures": summary.failures,
+                "run": {"n_ok": summary.n_ok, "n_stored": summary.n_stored,
+                        "n_recomputed": summary.n_recomputed, "seconds": summary.seconds},
+                "plot": c["plot"],
+                "plot_stored": c["plot_stored"],
+            }
+        )
+        return summary
+    if c["plot"]:
+        text = draw(spec, results_dir, seed=c["seed"], variant=variant, overrides=overrides,
+                    plot_stored=c["plot_stored"], summary=summary)
+        if text:
+            print(text, flush=True)
     if summary.failed:
-        message = f"{len(summary.failures)} task(s) failed:\n{summary.describe()}"
-        if _is_multirun():
-            raise CellsFailedError(message)
-        print(f"privpub: {message}", file=sys.stderr, flush=True)
+        print(f"privpub: {len(summary.failures)} task(s) failed (listed above)",
+              file=sys.stderr, flush=True)
         sys.exit(1)
     return summary
+
+
+def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str | None = None,
+         overrides=(), plot_stored: bool = False, summary=None) -> str:
+    """Draw ``spec``'s figures (and the stored-everything variant when asked)."""
+    from experiments.figures import draw_experiment
+
+    text = draw_experiment(spec, results_dir, seed=seed, variant=variant,
+                           overrides=list(overrides), summary=summary)
+    if plot_stored:
+        draw_experiment(spec, results_dir, seed=seed, variant="stored", stored=True)
+    where = results_dir / spec.name / spec.scale
+    where = where / "variants" / variant if variant else where
+    return f"{text}\nfigures: {where}" if text else f"figures: {where}"
+

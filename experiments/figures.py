@@ -1,92 +1,83 @@
-"""Draw an experiment's figures and summary from its result store (never recomputing).
+"""Draw an experiment's figures, tables, claims and summary from its result store.
+
+A figure shows what was asked: the tasks of the spec's grid (its cells, repetitions
+``0 .. repetitions-1`` and base seed), never whatever else the store holds; the other stored
+cells are listed in ``summary.md`` (``plot_stored=true`` draws them too, in
+``variants/stored/``). Labels come from the spec, not from the stored rows (labels are
+presentation). The experiment's own grid draws into ``results/<experiment>/<scale>/``; a
+run that changes what is computed (``dataset=karate``, ``experiment.grid.epsilon=[...]``,
+``seed=1``) draws into ``.../variants/<slug>/``, so a one-off run never alters the paper's
+figures.
 
 For each entry of the experiment's ``plots`` list (``{x, metric, panel, hue, logx, logy,
 error, best_over, where, references, name, title, xlabel, ylabel}``; other ``kind``s: see
-:data:`PLOT_KINDS`) one figure is drawn by :func:`plots.lines.plot_lines` into
-``<results_dir>/<experiment>/<scale>/<name>.{png,pdf}``. Lines are *series*: the mechanism's
-label plus every parameter that varies for that label other than ``x``
-(e.g. ``rps (depth=5)``). By default there is one panel per dataset and one line per
-series; ``panel: null, hue: dataset`` draws every dataset as a line in one panel.
-``summary.md`` holds the mean ± std tables, ``notes.md`` the experiment's notes on where
-the reproduction differs from the paper, and
-``<results_dir>/report.md`` indexes every figure of every experiment.
+:data:`PLOT_KINDS`) one figure is drawn into ``<dir>/<name>.{png,pdf}``. Lines are *series*
+(:func:`plots.series.add_series`); a series whose privacy notion differs from the figure's
+is marked in the legend (``[edge-DP]``), a caveated one with ``†`` and a footnote. The
+figure's title names its metric and its legend title says what the error bars are; the
+same error is printed in ``summary.md``. The directory also gets ``claims.json`` (the
+paper's claims, judged over the drawn tasks: :mod:`experiments.claims`), ``meta.json``
+(what was drawn, task counts and times, read by the report and ``privpub list``),
+``notes.md`` and ``<results_dir>/report.md`` / ``report.html`` are rewritten.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import time
 from pathlib import Path
 
 import pandas as pd
 
 from experiments.runner import store_dir
 from experiments.spec import ExperimentSpec
-from experiments.store import ResultStore
+from experiments.store import RELEASE_METRIC, ResultStore
+from plots.series import add_series, best_over, dataset_label, error_label, legend_marks
+from plots.timings import write_timings
 from privpub.errors import ConfigError
 
-__all__ = ["add_series", "best_over", "draw_experiment", "PLOT_KINDS"]
+__all__ = ["draw_experiment", "asked_rows", "figure_dir", "PLOT_KINDS"]
 
 
-def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
-    """Add ``series`` (line label) and ``dataset_label`` (panel label) columns."""
-    frame = frame.copy()
-    params = frame["params"].map(json.loads)
-    series = []
-    varying: dict[str, list[str]] = {}
-    for label, group in params.groupby(frame["label"]):
-        keys = sorted({k for p in group for k in p})
-        varying[label] = [
-            k for k in keys if k != x and len({json.dumps(p.get(k)) for p in group}) > 1
-        ]
-    for label, p in zip(frame["label"], params, strict=True):
-        extra = ", ".join(f"{k}={p.get(k)}" for k in varying[label])
-        series.append(f"{label} ({extra})" if extra else label)
-    frame["series"] = series
-    frame["dataset_label"] = [
-        dataset_label(d, o) for d, o in zip(frame["dataset"], frame["dataset_options"], strict=True)
-    ]
-    return frame
+def figure_dir(results_dir: Path | str, spec: ExperimentSpec, variant: str | None) -> Path:
+    """``<results_dir>/<experiment>/<scale>`` or its ``variants/<variant>`` subdirectory."""
+    out = store_dir(results_dir, spec.name, spec.scale)
+    return out / "variants" / variant if variant else out
 
 
-def dataset_label(dataset: str, options_json: str | None) -> str:
-    """A panel title: the dataset and its non-default options, ``facebook (lcc=true)``."""
-    options = json.loads(options_json) if options_json not in (None, "", "{}") else {}
-    if not options:
-        return dataset
-    return f"{dataset} ({', '.join(f'{k}={json.dumps(v)}' for k, v in options.items())})"
-
-
-def _column(name):
-    """Plot-spec names of grouping columns: ``dataset`` means the dataset label."""
-    return "dataset_label" if name == "dataset" else name
-
-
-def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool) -> pd.DataFrame:
-    """Keep, per dataset, label and every other parameter (x included), only the rows of the
-    ``over`` value with the best mean: "we consider all theta values ... and report the result
-    with the smallest error" (day2016 Sec 4.1, Truncation). The label becomes
-    ``"<label> (best <over>)"``, the chosen value stays in the ``over`` column.
-    Rows whose mechanism does not take ``over`` are returned unchanged."""
-    params = frame["params"].map(json.loads)
-    has = params.map(lambda p: over in p).to_numpy()
-    if not has.any():
+def asked_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed: int) -> pd.DataFrame:
+    """The rows of ``spec``'s tasks under base seed ``seed`` (and the matching truths),
+    relabelled with the spec's labels."""
+    if frame.empty:
         return frame
-    rows = frame[has].copy()
-    rest = params[has].map(lambda p: json.dumps({k: v for k, v in p.items() if k != over}))
-    rows["_key"] = rows["dataset"] + "|" + rows["dataset_options"].astype(str)
-    rows["_key"] += "|" + rows["label"] + "|" + rest
-    means = rows.groupby(["_key", over])["value"].mean().reset_index()
-    means = means.sort_values("value", ascending=not higher_is_better, kind="stable")
-    best = means.drop_duplicates("_key")
-    chosen = set(zip(best["_key"], best[over], strict=True))
-    keep = [(k, v) in chosen for k, v in zip(rows["_key"], rows[over], strict=True)]
-    rows = rows[keep].drop(columns="_key")
-    rows["params"] = rest[keep].to_numpy()
-    rows["label"] = rows["label"] + f" (best {over})"
-    return pd.concat([frame[~has], rows], ignore_index=True)
+    labels = spec.labels
+    reps = pd.to_numeric(frame["rep"], errors="coerce")
+    task = frame["cell"].isin(list(labels)) & (reps < spec.repetitions)
+    datasets = {c.dataset for c in spec.cells}
+    truth = frame["cell"].astype(str).str.startswith("truth-") & frame["dataset"].isin(datasets)
+    rows = frame[(task | truth) & (frame["base_seed"] == seed)].copy()
+    rows["label"] = [labels.get(c, lab) for c, lab in zip(rows["cell"], rows["label"], strict=True)]
+    rows["dataset_label"] = [
+        spec.dataset_labels.get(f"{d}|{o}", dataset_label(d, o))
+        for d, o in zip(rows["dataset"], rows["dataset_options"], strict=True)
+    ]
+    return rows
 
 
-def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, title: str) -> str | None:
+def _metric_label(metric: str) -> str:
+    from privpub.registry import get_metric, metrics
+
+    return get_metric(metric).label if metric in metrics() else metric
+
+
+def _title(plot: dict, spec: ExperimentSpec, text: str) -> str:
+    """The plot's title (or the experiment's) over a line naming what is drawn."""
+    base = plot.get("title") or spec.title or spec.name
+    return f"{base}\n{text} [{spec.scale}]"
+
+
+def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
     from plots.lines import filter_rows, plot_lines, summary_table
     from privpub.registry import get_metric, metrics
 
@@ -108,33 +99,57 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, title: str) -> str |
     rows = add_series(rows, x)
     panel = _column(plot.get("panel", "dataset"))
     hue = _column(plot.get("hue", "series"))
+    error = plot.get("error", "std")
+    ylabel = plot.get("ylabel") or _metric_label(metric)
+    names, footnotes = legend_marks(rows, hue, spec.privacy) if hue else ({}, [])
+    name = str(plot.get("name") or f"{metric}_vs_{x}".replace("/", "_"))
     plot_lines(
         rows,
         x=x,
         metric=metric,
-        out_stem=out / str(plot.get("name") or f"{metric}_vs_{x}".replace("/", "_")),
+        out_stem=out / name,
         panel=panel,
         hue=hue,
         logx=bool(plot.get("logx", False)),
         logy=bool(plot.get("logy", False)),
-        error=plot.get("error", "std"),
-        title=title,
+        error=error,
+        title=_title(plot, spec, f"{ylabel} vs {plot.get('xlabel') or x}"),
         xlabel=plot.get("xlabel"),
-        ylabel=plot.get("ylabel"),
+        ylabel=ylabel,
         reference_lines=references,
+        legend_names=names,
+        footnotes=footnotes,
+        style_memory=_styles(out, spec),
     )
-    table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel).to_string()
-    for name, level in references.items():
-        table += f"\nreference line {name}: {level:.3g}"
-    return f"## {metric} vs {x}\n\n```\n{table}\n```\n"
+    table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
+    text = table.to_string()
+    for ref, level in references.items():
+        text += f"\nreference line {ref}: {level:.3g}"
+    reps = int(rows.groupby(["cell"])["rep"].nunique().max())
+    return name, "figure", (
+        f"## {name}: {ylabel} vs {x}\n\nmean over repetitions; {error_label(error, reps)}\n\n"
+        f"```\n{text}\n```\n" + "".join(f"\n{f}" for f in footnotes)
+    )
 
 
-def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, title: str) -> str | None:
+def _styles(out: Path, spec: ExperimentSpec) -> Path:
+    """The experiment's style memory: a series looks the same in all its figures."""
+    for parent in out.parents:
+        if parent.name == spec.name:
+            return parent / "styles.json"
+    return out / "styles.json"
+
+
+def _column(name):
+    """Plot-spec names of grouping columns: ``dataset`` means the dataset label."""
+    return "dataset_label" if name == "dataset" else name
+
+
+def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
     from plots.report import markdown_table
     from plots.tables import paper_table
 
-    table = paper_table(
-        frame,
+    options = dict(
         rows=plot.get("rows", ["dataset"]),
         columns=plot["columns"],
         metrics=plot.get("metrics", [plot["metric"]] if plot.get("metric") else None),
@@ -145,20 +160,34 @@ def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, title: str) -> str |
         ratio=bool(plot.get("ratio", False)),
         stat=str(plot.get("stat", "mean")),
     )
+    tolerance = plot.get("tolerance")
+    if tolerance is None:  # the tolerance of the paper claim that checks this table
+        tolerance = next((c["tolerance"] for c in spec.claims
+                          if c["kind"] == "table" and c.get("plot") == plot.get("name")), None)
+    if tolerance is not None and plot.get("paper"):
+        options["tolerance"] = float(tolerance)
+    table = paper_table(frame, **options)
     if table.empty:
         return None
     name = str(plot.get("name") or "table")
-    text = f"## {plot.get('title') or name}\n\n{markdown_table(table, index=False)}"
-    (out / f"{name}.md").write_text(f"# {title}\n\n{text}")
+    heading = plot.get("title") or name
+    text = f"## {heading}\n\n{markdown_table(table, index=False)}"
+    (out / f"{name}.md").write_text(f"# {spec.title or spec.name} [{spec.scale}]\n\n{text}")
     table.to_csv(out / f"{name}.csv", index=False)
-    return text
+    return name, "table", text
 
 
-def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, title: str) -> str | None:
+def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
     from plots.ccdf import median_releases, plot_ccdf
 
     name = str(plot.get("name") or "ccdf")
     select, where, best = plot["select"], plot.get("where"), plot.get("best_over")
+    picked = median_releases(frame, select=select, where=where, best_over=best)
+    from plots.lines import filter_rows
+
+    scored = add_series(filter_rows(frame[frame["metric"] == select], where), x="__none__")
+    scored = scored[scored["series"].isin(set(picked["series"]))]
+    names, footnotes = legend_marks(scored, "series", spec.privacy)
     plot_ccdf(
         frame,
         out_stem=out / name,
@@ -168,41 +197,309 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, title: str) -> str | 
         kind=plot.get("release_kind", "degree_histogram"),
         logx=bool(plot.get("logx", True)),
         logy=bool(plot.get("logy", True)),
-        title=title,
+        title=_title(plot, spec, f"{plot.get('cumulative', 'ccdf').upper()} of the "
+                     f"median-{_metric_label(select)} release"),
+        cumulative=str(plot.get("cumulative", "ccdf")),
+        legend_names=names,
+        footnotes=footnotes,
+        style_memory=_styles(out, spec),
     )
-    picked = median_releases(frame, select=select, where=where, best_over=best)
     picked = picked[picked["series"] != "truth"][["dataset_label", "series", "rep", "error"]]
-    return (
+    return name, "figure", (
         f"## {name}: the median-{select} repetition drawn per series\n\n"
         f"```\n{picked.to_string(index=False)}\n```\n"
     )
 
 
+def _draw_curve(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
+    """A metric that returns a curve (``{x: value}``, stored as rows ``<metric>/<x>``), drawn
+    against its own x: sala2011 Fig. 8's share spammed per number of compromised nodes."""
+    metric = str(plot["metric"])
+    prefix = metric + "/"
+    rows = frame[frame["metric"].astype(str).str.startswith(prefix)]
+    if rows.empty:
+        return None
+    x = pd.to_numeric(rows["metric"].str[len(prefix):], errors="coerce")
+    rows = rows.assign(curve_x=x, metric=metric)[x.notna().to_numpy()]
+    lines = {**plot, "kind": "lines", "x": "curve_x", "metric": metric,
+             "xlabel": plot.get("xlabel") or "x",
+             "name": plot.get("name") or f"{metric}_curve".replace("/", "_")}
+    return _draw_lines(lines, rows, out, spec)
+
+
+def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
+    from plots.tradeoff import plot_tradeoff, tradeoff_points
+
+    x_metric, y_metric, along = plot["x_metric"], plot["y_metric"], plot["along"]
+    rows = frame[frame["metric"].isin([x_metric, y_metric])]
+    if rows.empty or along not in rows.columns:
+        return None
+    rows = add_series(rows, along)
+    names, footnotes = legend_marks(rows, "series", spec.privacy)
+    xlabel = plot.get("xlabel") or _metric_label(x_metric)
+    ylabel = plot.get("ylabel") or _metric_label(y_metric)
+    name = str(plot.get("name") or f"{y_metric}_vs_{x_metric}".replace("/", "_"))
+    plot_tradeoff(rows, out_stem=out / name, x_metric=x_metric, y_metric=y_metric,
+                  along=along, xlabel=xlabel, ylabel=ylabel,
+                  title=_title(plot, spec, f"{ylabel} vs {xlabel}, one point per {along}"),
+                  logx=bool(plot.get("logx", False)), logy=bool(plot.get("logy", False)),
+                  legend_names=names, footnotes=footnotes, style_memory=_styles(out, spec))
+    points = tradeoff_points(rows, x_metric=x_metric, y_metric=y_metric, along=along)
+    return name, "figure", (
+        f"## {name}: {ylabel} vs {xlabel}, one point per {along} (means)\n\n"
+        f"```\n{points.to_string(index=False)}\n```\n"
+    )
+
+
 #: Plot kinds: ``lines`` (default; metric vs a parameter), ``table`` (means beside the
-#: paper's numbers, :mod:`plots.tables`), ``ccdf`` (stored releases, :mod:`plots.ccdf`).
-PLOT_KINDS = {"lines": _draw_lines, "table": _draw_table, "ccdf": _draw_ccdf}
+#: paper's numbers, :mod:`plots.tables`), ``ccdf`` (stored releases, :mod:`plots.ccdf`),
+#: ``tradeoff`` (one metric against another along a parameter, :mod:`plots.tradeoff`),
+#: ``curve`` (a metric returning a curve, against its own x).
+PLOT_KINDS = {"lines": _draw_lines, "table": _draw_table, "ccdf": _draw_ccdf,
+              "tradeoff": _draw_tradeoff, "curve": _draw_curve}
 
 
-def draw_experiment(spec: ExperimentSpec, results_dir: Path | str) -> str:
-    """Draw every figure and table of ``spec`` from its store; return the summary text."""
+def _other_cells(frame: pd.DataFrame, drawn: pd.DataFrame) -> str:
+    """A summary.md section listing the stored cells that this figure does not draw."""
+    if frame.empty:
+        return ""
+    tasks = frame[~frame["cell"].astype(str).str.startswith("truth-")]
+    other = tasks[~tasks.set_index(["cell", "base_seed", "rep"]).index.isin(
+        drawn.set_index(["cell", "base_seed", "rep"]).index)]
+    if other.empty:
+        return ""
+    cells = other.drop_duplicates(["cell", "base_seed"])
+    by = cells.groupby(["dataset", "label", "base_seed"]).size().reset_index(name="cells")
+    lines = [f"- {r.dataset} / {r.label} (seed {r.base_seed}): {r.cells} cell(s)"
+             for r in by.itertuples()]
+    return ("## Other stored cells (not drawn)\n\nThe store also holds these, from other "
+            "runs; `plot_stored=true` draws everything stored (in `variants/stored/`).\n\n"
+            + "\n".join(lines[:50]) + ("\n- ..." if len(lines) > 50 else "") + "\n")
+
+
+def _status_section(rows: pd.DataFrame, status: str, heading: str) -> str:
+    found = rows[rows["status"] == status].drop_duplicates(["cell", "rep"])
+    if found.empty:
+        return ""
+    counts = found.groupby(["dataset", "label", "error"]).size().reset_index(name="n")
+    lines = [f"- {r.dataset} / {r.label}: {r.n} task(s): {r.error}" for r in counts.itertuples()]
+    return f"## {heading}\n\n" + "\n".join(lines) + "\n"
+
+
+def noise_free_limits(ok: pd.DataFrame, twins: pd.DataFrame, spec: ExperimentSpec) -> list[dict]:
+    """Per dataset, series and metric: the mean error at the series' largest epsilon beside
+    the mean error of its noise-free twin (the same code with zero noise)."""
+    if ok.empty or twins.empty:
+        return []
+    metrics = [m for m in spec.metrics if m in set(twins["metric"])]
+    out = []
+    both = add_series(pd.concat([ok, twins]), x="epsilon")
+    both["noise_free"] = both["noise_free"].fillna(False).astype(bool)
+    keys = ["dataset_label", "series", "metric", "epsilon"]
+    for key, group in both[both["metric"].isin(metrics)].groupby(keys, sort=True):
+        noisy, free = group[~group["noise_free"]], group[group["noise_free"]]
+        if free.empty or noisy.empty:
+            continue
+        out.append({
+            "dataset": key[0], "series": key[1], "metric": key[2], "epsilon": key[3],
+            "with_noise": float(noisy["value"].mean()), "noise_free": float(free["value"].mean()),
+            "n": int(noisy["rep"].nunique()),
+        })
+    return out
+
+
+def _limits_text(limits: list[dict]) -> str:
+    if not limits:
+        return ""
+    lines = ["## The noise-free limit", "",
+             "Each DP series at its largest epsilon, beside the same code with every noise "
+             "primitive drawing zero: what remains without privacy is structure, the rest is "
+             "noise.", "",
+             "| dataset | series | metric | epsilon | with noise | noise-free |",
+             "|---|---|---|---|---|---|"]
+    for r in limits:
+        lines.append(f"| {r['dataset']} | {r['series']} | {r['metric']} | {r['epsilon']:g} | "
+                     f"{r['with_noise']:.4g} | {r['noise_free']:.4g} |")
+    return "\n".join(lines) + "\n"
+
+
+def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None = None
+            ) -> list[dict]:
+    from experiments.claims import evaluate_claims
+
+    if not spec.claims:
+        return []
+    frame = ok[ok["metric"] != RELEASE_METRIC]
+    if not frame.empty:
+        frame = add_series(frame, x="__none__")
+    if twins is not None and not twins.empty:  # claims also judged noise-free (issue 13)
+        twins = twins[(twins["status"] == "ok") & (twins["metric"] != RELEASE_METRIC)]
+        twins = add_series(twins, x="__none__") if not twins.empty else None
+    return evaluate_claims(spec.claims, frame, plots=spec.plots, twins=twins)
+
+
+def _claims_text(results: list[dict]) -> str:
+    if not results:
+        return ""
+    lines = ["## The paper's claims", "", "| claim | source | verdict | numbers |",
+             "|---|---|---|---|"]
+    for r in results:
+        numbers = str(r.get("summary") or r.get("reason") or "").replace("|", "\\|")
+        text = str(r.get("text", "")).replace("|", "\\|")
+        lines.append(f"| {text} | {r.get('source', '')} | **{r['verdict']}** | {numbers} |")
+    for r in results:
+        if r.get("deviation") and r["verdict"] != "held":
+            lines.append(f"\n- {r['id']}: {r['deviation']}")
+    return "\n".join(lines) + "\n"
+
+
+def draw_experiment(
+    spec: ExperimentSpec,
+    results_dir: Path | str,
+    *,
+    seed: int = 0,
+    variant: str | None = None,
+    overrides: list[str] | None = None,
+    summary=None,
+    stored: bool = False,
+) -> str:
+    """Draw every figure and table of ``spec`` from its store; return the summary text.
+
+    Parameters
+    ----------
+    spec : ExperimentSpec
+        What was asked: its cells, repetitions and plots.
+    results_dir : path
+        The results directory (the store is ``<results_dir>/<experiment>/<scale>/store``).
+    seed : int
+        The base seed whose tasks are drawn.
+    variant : str, optional
+        Draw into ``variants/<variant>/`` (a run that changed what is computed).
+    overrides : list of str, optional
+        The command line, recorded in ``meta.json``.
+    summary : experiments.runner.RunSummary, optional
+        The run's counts and time, recorded in ``meta.json``.
+    stored : bool
+        Draw every stored cell of ``seed`` instead of the spec's (``plot_stored=true``).
+    """
     from plots.report import write_report
 
-    out = store_dir(results_dir, spec.name, spec.scale)
-    frame = ResultStore(out / "store").load()
-    texts = []
-    if not frame.empty:
+    results_dir = Path(results_dir)
+    out = figure_dir(results_dir, spec, variant)
+    out.mkdir(parents=True, exist_ok=True)
+    frame = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store").load(
+        statuses=None
+    )
+    if stored and not frame.empty:
+        rows = frame[frame["base_seed"] == seed]
+    else:
+        rows = asked_rows(frame, spec, seed)
+    twins = rows.iloc[0:0]
+    if not rows.empty:
+        flag = rows["noise_free"].fillna(False).astype(bool) if "noise_free" in rows else False
+        rows, twins = rows[~flag], rows[flag]
+    ok = rows[rows["status"] == "ok"] if not rows.empty else rows
+    texts, drawn = [], {"figure": [], "table": []}
+    for old in out.glob("*.png"):  # figures of an earlier grid must not linger
+        old.unlink()
+        old.with_suffix(".pdf").unlink(missing_ok=True)
+    if not ok.empty:
         for plot in spec.plots:
             kind = plot.get("kind", "lines")
             if kind not in PLOT_KINDS:  # resolve_experiment checks this first
                 raise ConfigError(f"unknown plot kind {kind!r}; known: {', '.join(PLOT_KINDS)}")
-            title = plot.get("title") or f"{spec.title or spec.name} [{spec.scale}]"
-            text = PLOT_KINDS[kind](plot, frame, out, title)
-            if text:
+            result = PLOT_KINDS[kind](plot, ok, out, spec)
+            if result:
+                name, what, text = result
+                drawn[what].append(name)
                 texts.append(text)
-    (out / "summary.md").parent.mkdir(parents=True, exist_ok=True)
+    claims = _claims(spec, ok, twins) if not ok.empty else []
+    (out / "claims.json").write_text(_dumps(claims))
+    limits = noise_free_limits(ok, twins[twins["status"] == "ok"] if not twins.empty else twins,
+                               spec)
+    sections = [_claims_text(claims), *texts, _limits_text(limits)]
+    if not rows.empty:
+        sections += [
+            _status_section(rows, "skipped", "Skipped tasks (the cell cannot apply)"),
+            _status_section(rows, "error", "Failed tasks"),
+            _other_cells(frame, pd.concat([rows, twins])),
+        ]
     header = f"# {spec.name} [{spec.scale}]\n\n{spec.title}\n\n"
-    (out / "summary.md").write_text(header + "\n".join(texts))
+    if variant:
+        header += f"Variant `{variant}`: {' '.join(overrides or [])}\n\n"
+    (out / "summary.md").write_text(header + "\n".join(s for s in sections if s))
     if spec.notes:
         (out / "notes.md").write_text(spec.notes.strip() + "\n")
-    write_report(Path(results_dir))
-    return "\n".join(texts)
+    meta = _meta(spec, pd.concat([rows, twins]), drawn, variant, overrides, summary)
+    meta["noise_free"] = limits
+    (out / "meta.json").write_text(_dumps(meta))
+    write_report(results_dir)
+    write_timings(results_dir)
+    return "\n".join(t for t in texts if t)
+
+
+def _meta(spec, rows, drawn, variant, overrides, summary) -> dict:
+    tasks = rows[~rows["cell"].astype(str).str.startswith("truth-")] if not rows.empty else rows
+    per_task = tasks.drop_duplicates(["cell", "rep"]) if not tasks.empty else tasks
+    counts = per_task["status"].value_counts().to_dict() if not per_task.empty else {}
+    def column(name):
+        return pd.to_numeric(per_task.get(name, pd.Series(dtype=float)), errors="coerce")
+
+    # the whole task (data, mechanism, metrics) where recorded, else the mechanism call
+    seconds = column("task_seconds") if "task_seconds" in per_task else column("seconds")
+    cpu, peak = column("cpu_seconds"), column("peak_mb")
+    slowest = []
+    if not per_task.empty and seconds.notna().any():
+        by_cell = per_task.assign(_s=seconds).groupby(["dataset", "label", "params"])["_s"]
+        top = by_cell.agg(["mean", "count"]).sort_values("mean", ascending=False).head(5)
+        slowest = [{"dataset": d, "series": s, "params": p, "seconds": float(r["mean"]),
+                    "tasks": int(r["count"])} for (d, s, p), r in top.iterrows()]
+    meta = {
+        "experiment": spec.name,
+        "paper": spec.paper,
+        "title": spec.title,
+        "scale": spec.scale,
+        "privacy": spec.privacy,
+        "cells": len(spec.cells),
+        "repetitions": spec.repetitions,
+        "tasks": spec.n_tasks,
+        "ok": int(counts.get("ok", 0)),
+        "skipped": int(counts.get("skipped", 0)),
+        "failed": int(counts.get("error", 0)),
+        "missing": spec.n_tasks - len(per_task),
+        "variant": variant,
+        "overrides": list(overrides or []),
+        "figures": drawn["figure"],
+        "tables": drawn["table"],
+        "drawn_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "seconds": {
+            "total": float(seconds.sum()) if len(seconds) else 0.0,
+            "per_task": float(seconds.mean()) if seconds.notna().any() else None,
+            "cpu_total": float(cpu.sum()) if cpu.notna().any() else None,
+        },
+        "peak_mb": float(peak.max()) if peak.notna().any() else None,
+        "slowest": slowest,
+    }
+    if summary is not None:
+        meta["run"] = {"ran": summary.n_ok, "stored": summary.n_stored,
+                       "recomputed": summary.n_recomputed, "wall_seconds": summary.seconds}
+    return meta
+
+
+def _plain(value):
+    """JSON-safe: numpy scalars as Python numbers, NaN and infinities as null."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _dumps(value) -> str:
+    return json.dumps(_plain(value), indent=1, allow_nan=False)

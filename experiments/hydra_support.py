@@ -1,30 +1,141 @@
-"""Hydra integration: redraw every swept experiment's figures when a multirun ends.
+"""Hydra integration: a multirun ends with one drawing, one failure list and one exit code.
 
 Multirun jobs may run in parallel (joblib / SLURM launchers), each writing into the same
-result store; each job draws figures from what is stored when it finishes, so the last
-picture could miss a job that finished at the same time. This callback redraws once,
-after all jobs.
+result store. A job does not draw and does not raise: it records its outcome (its resolved
+spec, failures, or a one-line config/data error) in ``privpub.json`` in its Hydra job
+directory (:mod:`experiments.cli`). When the sweep ends, :class:`PrivpubCallback`
+
+- draws, per experiment and scale, the union of the jobs' grids (the experiment's own figures
+  when every job ran the experiment's own grid, else ``variants/<slug>/`` named after the
+  sweep's overrides);
+- lists every failure once;
+- exits with the largest code of the jobs (2 config/data error, 1 failed tasks, 0 otherwise).
+
+With the basic launcher (jobs one after another in this process) one progress bar covers
+the whole sweep: its total is every job's task count, resolved when the sweep starts.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["RedrawAfterMultirun"]
+__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "collect_outcomes", "union_specs"]
+
+_SWEEP_DIR: Path | None = None
+_SWEEP_BAR = None
 
 
-class RedrawAfterMultirun(Callback):
-    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        if not config.get("plot", True):
-            return
-        from experiments.cli import spec_from_config
-        from experiments.figures import draw_experiment
+def sweep_dir() -> Path | None:
+    """The directory of the multirun in progress in this process (None if none)."""
+    return _SWEEP_DIR
 
+
+def sweep_bar():
+    """The progress bar of the whole multirun in this process, if there is one."""
+    return _SWEEP_BAR
+
+
+def _sweep_tasks(config: DictConfig) -> int | None:
+    """The number of tasks of every job of the sweep (None if it cannot be told)."""
+    from hydra import compose
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from experiments.cli import spec_from_config
+
+    overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    total = 0
+    for batch in BasicSweeper.split_arguments(parsed, None):
+        for job in batch:
+            cfg = compose(config_name="config", overrides=list(job))
+            total += spec_from_config(cfg, overrides=list(job)).n_tasks
+    return total
+
+
+def collect_outcomes(directory: Path) -> list[dict]:
+    """The ``privpub.json`` of every job under a sweep directory, in job order."""
+    from experiments.cli import JOB_OUTCOME
+
+    found = []
+    for path in sorted(Path(directory).glob(f"*/{JOB_OUTCOME}"),
+                       key=lambda p: (len(p.parent.name), p.parent.name)):
         try:
-            spec = spec_from_config(config)
-        except Exception:  # a bad sweep already reported its own error
-            return
-        draw_experiment(spec, Path(config.results_dir))
+            found.append(json.loads(path.read_text()))
+        except (OSError, ValueError) as exc:
+            found.append({"code": 1, "error": f"unreadable job outcome {path}: {exc}"})
+    return found
+
+
+def union_specs(outcomes: list[dict]) -> list[tuple]:
+    """[(spec, seed, results_dir, plot_stored, run)] with the union of the cells (and the
+    largest repetitions) of every job of the same experiment, scale, seed and results_dir,
+    and ``run`` the jobs' summed counts and seconds."""
+    from types import SimpleNamespace
+
+    from experiments.spec import ExperimentSpec
+
+    groups: dict[tuple, list] = {}
+    for outcome in outcomes:
+        if "spec" not in outcome or not outcome.get("plot", True):
+            continue
+        spec = ExperimentSpec.from_dict(outcome["spec"])
+        key = (spec.name, spec.scale, outcome["seed"], outcome["results_dir"])
+        run = outcome.get("run") or {}
+        if key not in groups:
+            groups[key] = [spec, outcome.get("plot_stored", False), dict(run)]
+            continue
+        merged, _, total = groups[key]
+        known = {c.cell_id for c in merged.cells}
+        merged.cells += [c for c in spec.cells if c.cell_id not in known]
+        merged.repetitions = max(merged.repetitions, spec.repetitions)
+        for name, value in run.items():
+            total[name] = total.get(name, 0) + value
+    return [(s, k[2], Path(k[3]), stored, SimpleNamespace(**run) if run else None)
+            for k, (s, stored, run) in groups.items()]
+
+
+class PrivpubCallback(Callback):
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        global _SWEEP_DIR, _SWEEP_BAR
+        _SWEEP_DIR = Path(str(config.hydra.sweep.dir))
+        launcher = str(OmegaConf.select(config, "hydra.launcher._target_") or "")
+        if config.get("progress", True) and launcher.endswith("BasicLauncher"):
+            try:
+                total = _sweep_tasks(config)
+            except Exception:  # a bad job reports its own error when it runs
+                total = None
+            from tqdm.auto import tqdm
+
+            _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="task")
+
+    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
+        from experiments.cli import draw, variant_slug
+
+        global _SWEEP_BAR
+        if _SWEEP_BAR is not None:
+            _SWEEP_BAR.close()
+            _SWEEP_BAR = None
+        outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
+        overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+        for spec, seed, results_dir, stored, run in union_specs(outcomes):
+            variant = variant_slug(overrides, seed)
+            print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
+                       plot_stored=stored, summary=run), flush=True)
+        errors = [o["error"].splitlines()[0] for o in outcomes if o.get("error")]
+        failures = [f for o in outcomes for f in o.get("failures") or []]
+        code = max([o.get("code", 0) for o in outcomes] or [0])
+        if errors or failures:
+            lines = [f"privpub: multirun of {len(outcomes)} job(s): {len(errors)} job(s) "
+                     f"stopped by an error (printed above), {len(failures)} task(s) failed"]
+            lines += [f"  FAILED {f['where']}: {f['error']}" for f in failures[:20]]
+            if len(failures) > 20:
+                lines.append(f"  ... and {len(failures) - 20} more (see the stores' error rows)")
+            print("\n".join(lines), file=sys.stderr, flush=True)
+        if code:
+            sys.exit(code)

@@ -15,7 +15,14 @@ import numbers
 
 import numpy as np
 
-__all__ = ["canonical", "canonical_json", "stable_hash", "stable_hash_words", "seed_sequence"]
+__all__ = [
+    "canonical",
+    "canonical_json",
+    "stable_hash",
+    "stable_hash_words",
+    "seed_sequence",
+    "task_seeds",
+]
 
 
 def canonical(value):
@@ -63,3 +70,19 @@ def seed_sequence(base_seed: int, identity, *extra: int) -> np.random.SeedSequen
     True
     """
     return np.random.SeedSequence(int(base_seed), spawn_key=(*stable_hash_words(identity), *extra))
+
+
+def task_seeds(base_seed: int, identity, rep: int):
+    """The streams of one task: ``(task seed sequence, mechanism stream, metric stream)``,
+    where ``metric stream(name)`` is a :class:`numpy.random.SeedSequence` of its own for each
+    metric, so a metric's value does not depend on which other metrics a run computes (and
+    an experiment may reuse another's rows of the same task)."""
+    ss = seed_sequence(base_seed, identity, rep)
+    mechanism_ss = ss.spawn(1)[0]
+
+    def metric_ss(name: str) -> np.random.SeedSequence:
+        return np.random.SeedSequence(
+            int(base_seed), spawn_key=(*ss.spawn_key, 1, *stable_hash_words(name, 2))
+        )
+
+    return ss, mechanism_ss, metric_ss

@@ -1,79 +1,148 @@
 """Experiment specs: from a Hydra config to a validated list of cells.
 
 An experiment (``conf/experiment/<paper>_<figure>.yaml``) declares datasets, mechanisms,
-a parameter grid, metrics, repetitions, plots and per-scale overrides::
+a parameter grid, metrics, repetitions, plots, the paper's claims and per-scale defaults::
 
     name: epasto2022_fig3c
     paper: epasto2022
     title: Jaccard similarity vs epsilon, edge-DP randomized response (Fig. 3c)
     datasets: [sbm_epasto, adult_binary]          # names, or {name, <option>: ..., grid}
-    mechanisms:                                    # names, or {name, label, params, grid}
+    mechanisms:                                    # names, or {name, label, key, params, grid}
       - randomized_response_edge
     grid: {epsilon: [0.5, 1, 2, 4, 8]}             # swept for every mechanism taking it
     metrics: [jaccard]
     repetitions: 10
     plots: [{x: epsilon, metric: jaccard}]
+    claims: [...]                                  # docs/claims.md
     keep_releases: false                           # true: store each released vector too
-    scales:                                        # merged over the above per scale
-      smoke: {datasets: [sbm_small], grid: {epsilon: [1, 4]}, repetitions: 2}
+    scales:                                        # defaults per scale, over the above
+      smoke:
+        datasets: [sbm_small]
+        grid: {epsilon: [1, 4]}
+        repetitions: 2
+        mechanisms: {"RR (edge)": {params: {max_output_entries: 1000}}}   # patches by label
+
+**Precedence** (lowest first): the experiment's base (the paper's setting), then its scale
+block (a set of defaults: ``grid`` merged key by key, ``mechanisms`` patched entry by entry,
+any other key replaced), then the command line. A command-line override of an
+``experiment.<key>`` always wins, at every scale: ``experiment.grid.epsilon=[0.3]`` also
+beats a mechanism's or a dataset's own grid for epsilon. A scale block never replaces the
+mechanism list, so a mechanism added to the base list runs at every scale; a patch
+(``{<label or key>: {params, grid, label, drop}}``) adjusts or drops one entry.
 
 A *cell* is one (dataset, mechanism, parameter values) combination; the runner runs each
 cell ``repetitions`` times. Command-line selections narrow or extend the grid:
-``dataset=<name>`` runs on that dataset, ``mechanism=<name>`` runs only that mechanism,
-``mechanism.<param>=<value>`` fixes a parameter for every selected mechanism that takes it.
-Everything is checked here, before anything runs: unknown names, parameters a mechanism
-does not take, a dataset kind the mechanism does not accept, a metric that does not fit the
-mechanism's output, bad epsilon / k / depth.
+``dataset=<name>`` runs on that dataset, ``dataset.<option>=<v>`` sets an option of every
+dataset that has it, ``mechanism=<name>`` runs only that mechanism,
+``mechanism.<param>=<value>`` fixes a parameter for every selected mechanism that takes it,
+``add_mechanisms=[name, ...]`` adds mechanisms to the experiment's own.
+Everything is checked here, before anything runs: unknown names and keys, parameters a
+mechanism does not take, grid keys no mechanism takes, a dataset kind the mechanism does not
+accept, a metric that does not fit the mechanism's output, bad epsilon / k / depth, claims.
 """
 
 from __future__ import annotations
 
 import inspect
 import itertools
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
-from experiments.seeding import canonical, stable_hash
+from experiments.seeding import canonical, canonical_json, stable_hash
 from privpub.errors import ConfigError, PrivpubError
 from privpub.registry import get_mechanism, get_metric, has_view
 from privpub.validation import check_depth, check_epsilon, check_k, check_positive_int
 
-__all__ = ["Cell", "ExperimentSpec", "resolve_experiment", "RESERVED_COLUMNS"]
+__all__ = [
+    "Cell",
+    "ExperimentSpec",
+    "resolve_experiment",
+    "RESERVED_COLUMNS",
+    "EXPERIMENT_KEYS",
+    "SCALES",
+    "DELETE",
+]
 
 #: Result-table columns that a parameter may not be named after.
 RESERVED_COLUMNS = frozenset(
-    "experiment scale cell rep seed dataset dataset_options mechanism label params metric value "
-    "seconds peak_mb privacy caveat epsilon_spent ledger verified status error code_version "
-    "written_at series role paper".split()
+    "experiment scale cell rep seed base_seed dataset dataset_options mechanism label params "
+    "metric value seconds task_seconds cpu_seconds peak_mb privacy noise_free caveat "
+    "epsilon_spent ledger verified "
+    "status error code_version code_hash written_at series role paper".split()
 )
+
+#: The keys an experiment file may have, and those a scale block may set.
+EXPERIMENT_KEYS = frozenset(
+    "name paper title figure datasets mechanisms grid metrics repetitions plots keep_releases "
+    "notes claims privacy noise_free scales".split()
+)
+_SCALE_KEYS = frozenset(
+    "datasets mechanisms grid metrics repetitions plots keep_releases noise_free".split()
+)
+_ENTRY_KEYS = frozenset("name label key params grid".split())
+_PATCH_KEYS = frozenset("label params grid drop".split())
+
+SCALES = ("smoke", "small", "paper")
+
+#: Marks a command-line deletion (``~experiment.<key>``) in ``overrides``.
+DELETE = object()
 
 _EMPTY = inspect.Parameter.empty
 
-#: Checks applied to well-known parameters wherever they appear.
-_PARAM_CHECKS = {"epsilon": check_epsilon, "k": check_k, "depth": check_depth}
+#: Checks applied to well-known parameters wherever they appear (``k`` is the anonymity
+#: parameter, >= 2, for k-anonymous mechanisms, and a positive count, e.g. top-k, elsewhere).
+_PARAM_CHECKS = {"epsilon": check_epsilon, "depth": check_depth}
+
+#: Preferred x axes of the automatic figure of a metric no plot names.
+_AXES = ("epsilon", "k", "theta", "depth")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One grid point: a dataset (with options), a mechanism and its parameter values."""
+    """One grid point: a dataset (with options), a mechanism and its parameter values.
+
+    ``label`` is presentation: it is not part of the cell's identity, so renaming a series
+    in YAML applies to the rows already stored. ``noise_free`` marks the noise-free twin of a
+    DP cell (the same mechanism run with every noise primitive drawing zero,
+    :func:`privpub.noise.noise_off`): a different cell, with the same seeds.
+    """
 
     dataset: str
     dataset_options: dict
     mechanism: str
     label: str
     params: dict
+    noise_free: bool = False
+    defaults: dict | None = None  # the mechanism's defaults, left out of the identity
 
     @cached_property
-    def identity(self) -> dict:
-        """What the cell computes; its hash is the cell id and keys the seeds."""
+    def seed_identity(self) -> dict:
+        """What keys the cell's seeds: its identity without the noise switch, so a
+        noise-free twin draws the same non-noise randomness (orders, samples) as its cell.
+        Parameters at the mechanism's default are left out, so ``order: lexicographic``
+        written out (day2016 Fig. 8) and left to its default (Fig. 3) is one cell, computed
+        once for both."""
+        defaults = self.defaults or {}
+        params = {
+            k: v for k, v in self.params.items()
+            if k not in defaults or canonical(v) != canonical(defaults[k])
+        }
         return canonical(
             {
                 "dataset": self.dataset,
                 "dataset_options": self.dataset_options,
                 "mechanism": self.mechanism,
-                "params": self.params,
+                "params": params,
             }
         )
+
+    @cached_property
+    def identity(self) -> dict:
+        """What the cell computes; its hash is the cell id."""
+        if self.noise_free:
+            return {**self.seed_identity, "noise_free": True}
+        return self.seed_identity
 
     @cached_property
     def cell_id(self) -> str:
@@ -86,7 +155,7 @@ class Cell:
 
 @dataclass
 class ExperimentSpec:
-    """A resolved experiment: its cells and everything needed to run and plot them."""
+    """A resolved experiment: its cells and everything needed to run, plot and judge them."""
 
     name: str
     scale: str
@@ -99,12 +168,41 @@ class ExperimentSpec:
     notes: str = ""
     keep_releases: bool = False
     info_rows: list[str] = field(default_factory=list)
+    claims: list[dict] = field(default_factory=list)
+    privacy: str | None = None
+    dataset_labels: dict = field(default_factory=dict)  # "<dataset>|<options>" -> label
 
     @property
     def expected_rows(self) -> list[str]:
         """The ``metric`` values a finished task has: its metrics and the ``info/<key>``
         rows the plots draw (e.g. qardaji2012 Fig. 2's region purity)."""
         return [*self.metrics, *self.info_rows]
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.cells) * self.repetitions
+
+    @property
+    def drawn_cells(self) -> list[Cell]:
+        """The cells the figures draw (not the noise-free twins, which summary.md lists)."""
+        return [c for c in self.cells if not c.noise_free]
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """cell id -> the label this spec gives it (labels are presentation)."""
+        return {c.cell_id: c.label for c in self.cells}
+
+    def to_dict(self) -> dict:
+        """A JSON-serialisable form (multirun jobs hand their specs to the redraw)."""
+        out = asdict(self)
+        out["cells"] = [asdict(c) for c in self.cells]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ExperimentSpec:
+        data = dict(data)
+        data["cells"] = [Cell(**c) for c in data["cells"]]
+        return cls(**data)
 
 
 def _as_entry(item, what: str) -> dict:
@@ -123,18 +221,142 @@ def _as_list(value, what: str) -> list:
     return [value]
 
 
-def _merge(base: dict, override: dict) -> dict:
-    out = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and key == "grid":
-            out[key] = {**out[key], **value}
+def _entry_key(entry: dict) -> str:
+    return str(entry.get("key") or entry.get("label") or entry["name"])
+
+
+def _patch_mechanisms(entries: list, patches, where: str) -> list:
+    """Apply a scale block's ``mechanisms: {<key or label>: {params, grid, label, drop}}``."""
+    if not isinstance(patches, dict):
+        raise ConfigError(
+            f"{where}: a scale block patches mechanisms by label instead of replacing the "
+            "list, e.g. mechanisms: {Truncation: {grid: {theta: [4, 16]}}, Flowgraph: "
+            "{drop: true}}; a mechanism in the base list then runs at every scale"
+        )
+    entries = [_as_entry(e, "mechanism") for e in entries]
+    known = [_entry_key(e) for e in entries]
+    out = []
+    for key, patch in patches.items():
+        if str(key) not in known and not any(e["name"] == key for e in entries):
+            raise ConfigError(
+                f"{where}: mechanism patch {key!r} matches no entry; entries: {', '.join(known)}"
+            )
+        if not isinstance(patch, dict) or set(patch) - _PATCH_KEYS:
+            raise ConfigError(
+                f"{where}: the patch of {key!r} must be a mapping with keys from "
+                f"{', '.join(sorted(_PATCH_KEYS))}, got {patch!r}"
+            )
+    for entry in entries:
+        patch = patches.get(_entry_key(entry))
+        if patch is None and not entry.get("key") and not entry.get("label"):
+            patch = patches.get(entry["name"])
+        if patch is None:
+            out.append(entry)
+            continue
+        if patch.get("drop"):
+            continue
+        entry = dict(entry)
+        for part in ("params", "grid"):
+            if patch.get(part):
+                entry[part] = {**(entry.get(part) or {}), **patch[part]}
+        if patch.get("label"):
+            entry["label"] = patch["label"]
+        out.append(entry)
+    return out
+
+
+def _apply_scale(exp: dict, block: dict, where: str) -> dict:
+    if not isinstance(block, dict):
+        raise ConfigError(f"{where}: a scale block must be a mapping, got {block!r}")
+    unknown = set(block) - _SCALE_KEYS
+    if unknown:
+        raise ConfigError(
+            f"{where}: a scale block cannot set {', '.join(sorted(unknown))}; it may set "
+            f"{', '.join(sorted(_SCALE_KEYS))}"
+        )
+    out = dict(exp)
+    for key, value in block.items():
+        if key == "grid":
+            out["grid"] = {**(out.get("grid") or {}), **(value or {})}
+        elif key == "mechanisms":
+            out["mechanisms"] = _patch_mechanisms(out.get("mechanisms") or [], value, where)
         else:
             out[key] = value
     return out
 
 
+def _set_path(node, path: tuple, value, where: str):
+    """Set (or delete, for :data:`DELETE`) ``node[path]``, creating mappings on the way."""
+    for i, part in enumerate(path[:-1]):
+        if isinstance(node, list):
+            node = node[int(part)]
+            continue
+        child = node.get(part)
+        if child is None:
+            child = node[part] = {}
+        elif isinstance(child, (dict, list)):
+            child = node[part] = (dict if isinstance(child, dict) else list)(child)
+        else:
+            raise ConfigError(f"{where}: cannot set {'.'.join(map(str, path))}: "
+                              f"{'.'.join(map(str, path[: i + 1]))} is not a mapping")
+        node = child
+    last = path[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    elif value is DELETE:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+def _apply_overrides(exp: dict, overrides: dict, where: str) -> tuple[dict, set]:
+    """The command line's ``experiment.<path>=value`` over base + scale block; returns the
+    result and the grid keys the command line forces."""
+    out = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
+           for k, v in exp.items()}
+    forced: set[str] = set()
+    for dotted, value in overrides.items():
+        path = tuple(str(dotted).split("."))
+        if path[0] == "scales":  # already merged in
+            continue
+        if path[0] not in EXPERIMENT_KEYS:
+            raise ConfigError(_unknown_key_message(path[0], where))
+        _set_path(out, path, value, where)
+        if path[0] == "grid" and len(path) > 1:
+            forced.add(path[1])
+        elif path[0] == "grid" and isinstance(value, dict):
+            forced |= set(value)
+    return out, forced
+
+
+def _unknown_key_message(key: str, where: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(EXPERIMENT_KEYS), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"{where}: unknown experiment key {key!r}{hint}; keys: "
+            f"{', '.join(sorted(EXPERIMENT_KEYS))}")
+
+
 #: Plot kinds an experiment may ask for (drawn by :data:`experiments.figures.PLOT_KINDS`).
-PLOT_KINDS = ("lines", "table", "ccdf")
+PLOT_KINDS = ("lines", "table", "ccdf", "tradeoff", "curve")
+
+
+def plot_metrics(plot: dict) -> list[str]:
+    """The metric rows a plot draws."""
+    kind = plot.get("kind", "lines")
+    if kind in ("lines", "curve"):
+        return [str(plot.get("metric"))]
+    if kind == "table":
+        used = [str(m) for m in plot.get("metrics") or []]
+        if plot.get("metric"):
+            used.append(str(plot["metric"]))
+        if isinstance(plot.get("columns"), dict):
+            used += [str(m) for m in plot["columns"].get("metric", [])]
+        return used
+    if kind == "tradeoff":
+        return [str(plot.get("x_metric")), str(plot.get("y_metric"))]
+    return [str(plot.get("select"))]
 
 
 def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, where: str):
@@ -152,20 +374,21 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
             raise ConfigError(f"{where}: unknown plot kind {kind!r}; known: {PLOT_KINDS}")
         if kind == "lines":
             missing = [k for k in ("x", "metric") if k not in plot]
-            used = [plot.get("metric")]
+        elif kind == "curve":
+            missing = [k for k in ("metric",) if k not in plot]
         elif kind == "table":
             missing = [k for k in ("columns",) if k not in plot]
-            used = list(plot.get("metrics") or [])
-            if isinstance(plot.get("columns"), dict):
-                used += list(plot["columns"].get("metric", []))
+        elif kind == "tradeoff":
+            missing = [k for k in ("x_metric", "y_metric", "along") if k not in plot]
         else:
             missing = [k for k in ("select",) if k not in plot]
-            used = [plot.get("select")]
             if not keep_releases:
                 raise ConfigError(f"{where}: a ccdf plot needs keep_releases: true")
         if missing:
             raise ConfigError(f"{where}: a {kind} plot needs {', '.join(missing)}: {plot}")
-        unknown = [m for m in used if m is not None and not computed(m)]
+        if plot.get("error", "std") not in ("std", "sem", "range", "ci95", None):
+            raise ConfigError(f"{where}: error must be std, sem, range, ci95 or null: {plot}")
+        unknown = [m for m in plot_metrics(plot) if m != "None" and not computed(m)]
         if unknown:
             raise ConfigError(
                 f"{where}: a plot uses metric(s) {unknown} that the experiment does not "
@@ -173,13 +396,46 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
             )
 
 
-def _check_param(name: str, value, where: str):
+def _auto_plots(plots: list[dict], metrics: list[str], cells: list[Cell]) -> list[dict]:
+    """A figure for every computed metric that no plot draws (every metric is shown)."""
+    drawn = {m for p in plots for m in plot_metrics(p)}
+    missing = [m for m in metrics if m not in drawn]
+    if not missing:
+        return plots
+    values: dict[str, set] = {}
+    for cell in cells:
+        for key, value in cell.params.items():
+            values.setdefault(key, set()).add(repr(value))
+    swept = [k for k, v in values.items() if len(v) > 1]
+    x = next((a for a in _AXES if a in swept), swept[0] if swept else None)
+    extra = []
+    for metric in missing:
+        if x is not None:
+            extra.append({"x": x, "metric": metric, "auto": True})
+        else:
+            labels = sorted({c.label for c in cells})
+            extra.append({"kind": "table", "name": f"{metric}_table", "metrics": [metric],
+                          "rows": ["dataset"], "columns": {"label": labels}, "auto": True})
+    return [*plots, *extra]
+
+
+def _check_param(name: str, value, where: str, privacy: str = ""):
     check = _PARAM_CHECKS.get(name)
+    if name == "k":
+        anonymity = privacy in ("k-anonymity", "smooth-k-anonymity")
+        check = check_k if anonymity else (lambda v: check_positive_int(v, "k"))
     if check is not None and value is not None:
         try:
             check(value)
         except PrivpubError as exc:
             raise ConfigError(f"{where}: {exc}") from None
+
+
+def _main_privacy(entries: list[dict]) -> str | None:
+    """The privacy notion most of an experiment's own (non-reference) mechanisms claim."""
+    notions = [get_mechanism(e["name"]) for e in entries]
+    counted = Counter(m.privacy for m in notions if m.role != "reference" and m.privacy != "none")
+    return counted.most_common(1)[0][0] if counted else None
 
 
 def resolve_experiment(
@@ -188,54 +444,80 @@ def resolve_experiment(
     scale: str = "paper",
     dataset: dict | None = None,
     mechanism: dict | None = None,
+    overrides: dict | None = None,
+    add_mechanisms: list | None = None,
 ) -> ExperimentSpec:
     """Expand an experiment config into validated cells.
 
     Parameters
     ----------
     experiment : dict
-        The ``experiment`` config node (plain dict).
+        The ``experiment`` config node (plain dict) as its file states it.
     scale : str
-        ``smoke``, ``small`` or ``paper``; ``experiment["scales"][scale]`` is merged over the
-        base (which is the paper's setting).
+        ``smoke``, ``small`` or ``paper``; ``experiment["scales"][scale]`` sets defaults over
+        the base (which is the paper's setting).
     dataset : dict, optional
         Command-line dataset selection ``{"name": ..., <option>: ...}``; ``name`` None means
-        the experiment's own datasets.
+        the experiment's own datasets (with the given options set on each that has them).
     mechanism : dict, optional
         Command-line mechanism selection ``{"name": ..., <param>: value}``; a None name keeps
         all of the experiment's mechanisms, None values keep the experiment's grid.
+    overrides : dict, optional
+        Command-line ``experiment.<dotted path>`` values (:data:`DELETE` deletes), applied
+        after the scale block: the command line always wins.
+    add_mechanisms : list, optional
+        Mechanisms (names or entries) added to the experiment's own.
     """
     if not isinstance(experiment, dict) or not experiment.get("name"):
         raise ConfigError("the experiment config needs a 'name'")
+    name = str(experiment["name"])
+    where = f"experiment {name!r}"
+    unknown = [k for k in experiment if k not in EXPERIMENT_KEYS]
+    if unknown:
+        raise ConfigError(_unknown_key_message(unknown[0], where))
     exp = dict(experiment)
     scales = exp.pop("scales", None) or {}
-    if scale not in ("smoke", "small", "paper"):
-        raise ConfigError(f"unknown scale {scale!r}; known scales: smoke, small, paper")
-    exp = _merge(exp, scales.get(scale) or {})
-    name = exp["name"]
+    if scale not in SCALES:
+        raise ConfigError(f"unknown scale {scale!r}; known scales: {', '.join(SCALES)}")
+    if not isinstance(scales, dict) or set(scales) - set(SCALES):
+        raise ConfigError(f"{where}: scales must map {', '.join(SCALES)} to defaults")
+    own_entries = [_as_entry(m, "mechanism") for m in _as_list(exp.get("mechanisms"), "")]
+    exp = _apply_scale(exp, scales.get(scale) or {}, f"{where}, scale {scale}")
+    exp, forced = _apply_overrides(exp, overrides or {}, where)
+    if exp.get("name") != name:
+        raise ConfigError(f"{where}: the name cannot be overridden")
 
     # ---- datasets
     datasets = [_as_entry(d, "dataset") for d in _as_list(exp.get("datasets"), "datasets")]
+    dataset_options = {k: v for k, v in (dataset or {}).items() if k != "name" and v is not None}
     if dataset and dataset.get("name"):  # keeps the experiment's entry (e.g. its grid), if any
         same = next((d for d in datasets if d["name"] == dataset["name"]), {})
-        datasets = [{**same, **{k: v for k, v in dataset.items() if v is not None}}]
+        datasets = [{**same, "name": dataset["name"], **dataset_options}]
+    elif dataset_options:
+        datasets = _set_dataset_options(datasets, dataset_options, where)
     if not datasets:
-        raise ConfigError(f"experiment {name!r} has no datasets")
+        raise ConfigError(f"{where} has no datasets")
 
     # ---- mechanisms
     entries = [_as_entry(m, "mechanism") for m in _as_list(exp.get("mechanisms"), "mechanisms")]
+    for entry in entries:
+        bad = set(entry) - _ENTRY_KEYS
+        if bad:
+            raise ConfigError(f"{where}: mechanism entry {entry['name']!r} has unknown key(s) "
+                              f"{', '.join(sorted(bad))}; keys: {', '.join(sorted(_ENTRY_KEYS))}")
     fixed = {}
     if mechanism:
         chosen = mechanism.get("name")
         fixed = {k: v for k, v in mechanism.items() if k != "name" and v is not None}
         if chosen:
             entries = [e for e in entries if e["name"] == chosen] or [{"name": chosen}]
+    entries += [_as_entry(m, "mechanism") for m in _as_list(add_mechanisms, "add_mechanisms")]
     if not entries:
-        raise ConfigError(f"experiment {name!r} has no mechanisms")
+        raise ConfigError(f"{where} has no mechanisms")
 
     # ---- metrics
     metric_names = [str(m) for m in _as_list(exp.get("metrics"), "metrics")]
-    plots = [dict(p) for p in _as_list(exp.get("plots"), "plots")]
+    plots = [dict(p) if isinstance(p, dict) else p for p in _as_list(exp.get("plots"), "plots")]
     info_rows = sorted(
         {
             str(p[k])
@@ -246,20 +528,24 @@ def resolve_experiment(
         }
     )
     if not metric_names and not info_rows:
-        raise ConfigError(f"experiment {name!r} has no metrics (and plots no info/ rows)")
+        raise ConfigError(f"{where} has no metrics (and plots no info/ rows)")
     metric_infos = [get_metric(m) for m in metric_names]
 
-    repetitions = exp.get("repetitions", 1)
     try:
-        repetitions = check_positive_int(repetitions, "repetitions")
+        repetitions = check_positive_int(exp.get("repetitions", 1), "repetitions")
     except PrivpubError as exc:
-        raise ConfigError(f"experiment {name!r}: {exc}") from None
+        raise ConfigError(f"{where}: {exc}") from None
 
-    grid = dict(exp.get("grid") or {})
+    grid = exp.get("grid") or {}
+    if not isinstance(grid, dict):
+        raise ConfigError(f"{where}: grid must map parameters to lists of values, got {grid!r}")
+    grid = dict(grid)
+    _check_grid_keys(grid, forced, entries, own_entries, where)
 
     from privpub.data import get_dataset_spec  # the data layer imports heavy loaders lazily
 
     cells: list[Cell] = []
+    dataset_labels: dict[str, str] = {}
     for entry in entries:
         info = get_mechanism(entry["name"])
         label = str(entry.get("label") or info.name)
@@ -273,7 +559,9 @@ def resolve_experiment(
                     f"its parameters: {', '.join(accepted) or '(none)'}"
                 )
         sweep = {k: _as_list(v, k) for k, v in grid.items() if k in accepted}
-        sweep.update({k: _as_list(v, k) for k, v in own_grid.items()})
+        sweep.update({k: _as_list(v, k) for k, v in own_grid.items() if k not in forced})
+        for key in forced & set(sweep):
+            params.pop(key, None)
         for key in fixed:  # the command line wins over an entry's own grid
             if key in accepted:
                 sweep[key] = [fixed[key]]
@@ -281,6 +569,8 @@ def resolve_experiment(
         for key in [*params, *sweep]:
             if key in RESERVED_COLUMNS:
                 raise ConfigError(f"parameter name {key!r} is reserved for a result column")
+            if key in sweep and not sweep[key]:
+                raise ConfigError(f"{where}: the grid of {key!r} is empty")
         required = [
             k for k, d in accepted.items() if d is _EMPTY and k not in params and k not in sweep
         ]
@@ -320,18 +610,23 @@ def resolve_experiment(
             options = {
                 k: v for k, v in options.items() if canonical(v) != canonical(spec.defaults[k])
             }
+            if ds.get("label"):  # presentation: "UNC28 (stand-in for Russia)"
+                dataset_labels[f"{spec.name}|{canonical_json(options)}"] = str(ds["label"])
             ds_sweep = dict(sweep)
             for key, values in (ds.get("grid") or {}).items():
-                if key in accepted and key not in fixed:
+                if key in accepted and key not in fixed and key not in forced:
                     ds_sweep[key] = _as_list(values, key)
             keys = sorted(ds_sweep)
             for values in itertools.product(*(ds_sweep[k] for k in keys)):
                 point = {**params, **dict(zip(keys, values, strict=True))}
                 for key, value in point.items():
-                    _check_param(key, value, f"mechanism {info.name!r}")
-                cells.append(
-                    Cell(spec.name, canonical(options), info.name, label, canonical(point))
-                )
+                    _check_param(key, value, f"mechanism {info.name!r}", info.privacy)
+                try:
+                    cell = Cell(spec.name, canonical(options), info.name, label, canonical(point),
+                                defaults=_defaults_of(info, point))
+                except TypeError as exc:
+                    raise ConfigError(f"{where}: {exc}") from None
+                cells.append(cell)
 
     unused = set(fixed) - {k for e in entries for k in get_mechanism(e["name"]).parameters}
     if unused:
@@ -341,8 +636,15 @@ def resolve_experiment(
         )
     seen = set()
     unique = [c for c in cells if not (c.cell_id in seen or seen.add(c.cell_id))]
+    if exp.get("noise_free", True):
+        unique += noise_free_twins(unique)
     keep_releases = bool(exp.get("keep_releases", False))
-    _check_plots(plots, metric_names, keep_releases, f"experiment {name!r}")
+    _check_plots(plots, metric_names, keep_releases, where)
+    plots = _auto_plots(plots, metric_names, unique)
+
+    from experiments.claims import parse_claims
+
+    claims = parse_claims(exp.get("claims") or [], where=where, plots=plots)
     return ExperimentSpec(
         name=name,
         scale=scale,
@@ -355,4 +657,77 @@ def resolve_experiment(
         notes=str(exp.get("notes") or ""),
         keep_releases=keep_releases,
         info_rows=info_rows,
+        claims=claims,
+        privacy=exp.get("privacy") or _main_privacy(own_entries or entries),
+        dataset_labels=dataset_labels,
     )
+
+
+def noise_free_twins(cells: list[Cell]) -> list[Cell]:
+    """One noise-free twin per DP series, at its largest epsilon: the error that remains
+    without privacy, shown beside the noisy error so a reader sees whether a gap is noise
+    or structure (issue 13). A series is a dataset, mechanism, label and every parameter
+    but epsilon."""
+    best: dict[str, Cell] = {}
+    for cell in cells:
+        epsilon = cell.params.get("epsilon")
+        if epsilon is None or cell.noise_free or not get_mechanism(cell.mechanism).is_dp:
+            continue
+        rest = {k: v for k, v in cell.params.items() if k != "epsilon"}
+        key = stable_hash([cell.dataset, cell.dataset_options, cell.mechanism, cell.label, rest])
+        if key not in best or epsilon > best[key].params["epsilon"]:
+            best[key] = cell
+    return [
+        Cell(c.dataset, c.dataset_options, c.mechanism, c.label, c.params, noise_free=True,
+             defaults=c.defaults)
+        for c in best.values()
+    ]
+
+
+def _defaults_of(info, point: dict) -> dict | None:
+    """The mechanism's default values of the parameters a cell sets (JSON-able only)."""
+    out = {}
+    for key in point:
+        default = info.parameters.get(key, _EMPTY)
+        if default is _EMPTY:
+            continue
+        try:
+            out[key] = canonical(default)
+        except TypeError:  # not a config value: never equal to one
+            continue
+    return out or None
+
+
+def _set_dataset_options(datasets: list[dict], options: dict, where: str) -> list[dict]:
+    """``dataset.<option>=v`` without a dataset name: set it on every dataset that has it."""
+    from privpub.data import get_dataset_spec
+
+    out, used = [], set()
+    for ds in datasets:
+        takes = {k: v for k, v in options.items() if k in get_dataset_spec(ds["name"]).options}
+        used |= set(takes)
+        out.append({**ds, **takes})
+    unused = set(options) - used
+    if unused:
+        raise ConfigError(
+            f"{where}: no dataset of the experiment has option {', '.join(sorted(unused))} "
+            f"(datasets: {', '.join(d['name'] for d in datasets)}); pick one with dataset=<name>"
+        )
+    return out
+
+
+def _check_grid_keys(grid: dict, forced: set, entries: list, own: list, where: str) -> None:
+    """A grid key that no mechanism takes is a typo or a leftover: an error.
+
+    A key from the command line must be taken by a selected mechanism; a key from the file
+    by one of the experiment's own mechanisms (a selection may leave it unused).
+    """
+    taken = {k for e in entries for k in get_mechanism(e["name"]).parameters}
+    own_taken = {k for e in own for k in get_mechanism(e["name"]).parameters} | taken
+    for key in grid:
+        if key in (taken if key in forced else own_taken):
+            continue
+        raise ConfigError(
+            f"{where}: no {'selected ' if key in forced else ''}mechanism takes grid "
+            f"parameter {key!r} (mechanisms: {', '.join(e['name'] for e in entries)})"
+        )

@@ -2,69 +2,44 @@
 
 Each flush writes a new part file (``part-<time>-<pid>-<random>.parquet``, written to a
 temporary name and renamed, so a crash never leaves half a file). Several processes — the
-jobs of a Hydra multirun, say — can write to the same store at once. Reading concatenates
-all parts and keeps, for each (cell, rep, metric), the most recently written row, so a
-recomputed cell supersedes the old one and a later success supersedes a recorded failure.
+jobs of a Hydra multirun, say — can write to the same store at once.
+
+A *task* is one repetition of one cell under one base seed: ``(cell, base_seed, rep)``.
+Each attempt at a task writes all its rows (one per metric, or one error / skipped row)
+with one ``written_at`` stamp; reading keeps, per task, the rows of its latest attempt
+only, so a recomputed task supersedes the old one entirely (a success supersedes a
+recorded failure, and a failure after a code change supersedes the stale success). Every
+row carries ``code_hash`` (:mod:`experiments.provenance`): the runner reuses a task only
+while its code is unchanged. ``code.json`` beside the parts maps each code hash to the
+per-module hashes, so a rerun can say which file changed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-__all__ = ["ResultStore", "COLUMN_ORDER", "RELEASE_METRIC", "encode_vector", "decode_vector"]
-
-#: ``metric`` of the rows that carry a released vector (experiments with ``keep_releases``)
-#: in their ``release`` column; their ``value`` is NaN. The truth of each dataset is stored
-#: the same way, with ``mechanism == label == "truth"``.
-RELEASE_METRIC = "release"
-
-
-def encode_vector(values) -> bytes:
-    """A 1-D float vector as little-endian float64 bytes (exact, compact in parquet)."""
-    return np.ascontiguousarray(values, dtype="<f8").ravel().tobytes()
-
-
-def decode_vector(blob: bytes) -> np.ndarray:
-    """The inverse of :func:`encode_vector`."""
-    return np.frombuffer(blob, dtype="<f8").copy()
-
-
-#: Leading columns of a loaded frame; parameter columns follow in alphabetical order.
-COLUMN_ORDER = (
-    "experiment",
-    "scale",
-    "dataset",
-    "dataset_options",
-    "mechanism",
-    "label",
-    "role",
-    "paper",
-    "params",
-    "rep",
-    "seed",
-    "metric",
-    "value",
-    "seconds",
-    "peak_mb",
-    "privacy",
-    "caveat",
-    "epsilon_spent",
-    "ledger",
-    "verified",
-    "status",
-    "error",
-    "cell",
-    "release",
-    "code_version",
-    "written_at",
+from privpub.results import (
+    COLUMN_ORDER,
+    RELEASE_METRIC,
+    TASK_KEY,
+    decode_vector,
+    encode_vector,
 )
 
+__all__ = [
+    "ResultStore",
+    "COLUMN_ORDER",
+    "RELEASE_METRIC",
+    "TASK_KEY",
+    "encode_vector",
+    "decode_vector",
+]
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     lead = [c for c in COLUMN_ORDER if c in frame.columns]
@@ -109,9 +84,15 @@ class ResultStore:
         os.replace(tmp, self.root / name)
         return self.root / name
 
-    def load(self, *, include_errors: bool = False) -> pd.DataFrame:
-        """All current rows: the latest per (cell, rep, metric); failures only if asked and
-        not superseded by a success of the same (cell, rep)."""
+    def load(self, *, statuses=("ok",)) -> pd.DataFrame:
+        """The rows of every task's latest attempt whose ``status`` is in ``statuses``
+        (``"ok"``, ``"error"``, ``"skipped"``); all of them with ``statuses=None``."""
+        frame = self._latest()
+        if frame.empty or statuses is None:
+            return frame
+        return frame[frame["status"].isin(list(statuses))].reset_index(drop=True)
+
+    def _latest(self) -> pd.DataFrame:
         parts = self.parts()
         if not parts:
             return pd.DataFrame()
@@ -122,27 +103,64 @@ class ResultStore:
             except Exception as exc:  # a foreign or damaged file must not hide the rest
                 import warnings
 
-                warnings.warn(f"skipping unreadable result part {p}: {exc}", stacklevel=2)
+                warnings.warn(f"skipping unreadable result part {p}: {exc}", stacklevel=3)
         frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         if frame.empty:
             return frame
-        frame = frame.sort_values("written_at", kind="stable")
-        frame = _ordered(frame.drop_duplicates(["cell", "rep", "metric"], keep="last"))
-        ok = frame[frame["status"] == "ok"]
-        if not include_errors:
-            return ok.reset_index(drop=True)
-        done = set(zip(ok["cell"], ok["rep"], strict=True))
-        errors = frame[frame["status"] != "ok"]
-        errors = errors[
-            [(c, r) not in done for c, r in zip(errors["cell"], errors["rep"], strict=True)]
-        ]
-        return pd.concat([ok, errors], ignore_index=True)
+        for column in TASK_KEY:  # stores written before a column existed
+            if column not in frame.columns:
+                frame[column] = -1 if column == "base_seed" else None
+        frame["base_seed"] = frame["base_seed"].fillna(-1).astype("int64")
+        last = frame.groupby(list(TASK_KEY), dropna=False)["written_at"].transform("max")
+        frame = frame[frame["written_at"] == last]
+        frame = frame.drop_duplicates([*TASK_KEY, "metric"], keep="last")
+        return _ordered(frame.sort_values("written_at", kind="stable")).reset_index(drop=True)
 
-    def completed(self, metrics) -> set[tuple[str, int]]:
-        """(cell, rep) pairs with a successful row for every metric in ``metrics``."""
-        frame = self.load()
+    def tasks(self, metrics) -> dict[tuple[str, int, int], str | None]:
+        """``(cell, base_seed, rep) -> code_hash`` of every task whose latest attempt is
+        done: ok with a row for every metric in ``metrics``, or skipped (not applicable)."""
+        frame = self._latest()
         if frame.empty:
-            return set()
+            return {}
+        if "code_hash" not in frame.columns:
+            frame["code_hash"] = None
         needed = set(metrics)
-        have = frame.groupby(["cell", "rep"])["metric"].agg(set)
-        return {key for key, got in have.items() if needed <= got}
+        flags = frame.assign(
+            _error=frame["status"].eq("error"),
+            _skipped=frame["status"].eq("skipped"),
+            _have=frame["status"].eq("ok") & frame["metric"].isin(needed),
+        )
+        agg = flags.groupby(list(TASK_KEY), dropna=False).agg(
+            error=("_error", "any"),
+            skipped=("_skipped", "all"),
+            have=("_have", "sum"),
+            code=("code_hash", "first"),
+        )
+        agg = agg[~agg["error"] & (agg["skipped"] | (agg["have"] >= len(needed)))]
+        return {
+            (str(c), int(b), int(r)): (None if pd.isna(code) else str(code))
+            for (c, b, r), code in zip(agg.index, agg["code"], strict=True)
+        }
+
+    # ------------------------------------------------------------------ code fingerprints
+    @property
+    def _code_file(self) -> Path:
+        return self.root / "code.json"
+
+    def code_modules(self) -> dict[str, dict[str, str]]:
+        """code hash -> {module: hash} of the code that wrote rows here."""
+        try:
+            return json.loads(self._code_file.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def record_code(self, fingerprints: dict[str, dict[str, str]]) -> None:
+        """Remember the per-module hashes behind some code hashes (merged, atomic)."""
+        known = self.code_modules()
+        if all(k in known for k in fingerprints):
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        known.update(fingerprints)
+        tmp = self.root / f".code-{uuid.uuid4().hex[:8]}.tmp"
+        tmp.write_text(json.dumps(known, sort_keys=True))
+        os.replace(tmp, self._code_file)

@@ -134,7 +134,9 @@ from privpub.ledger import LedgerEntry, PrivacyLedger, ensure_ledger
 from privpub.noise import (
     exponential_mechanism,
     exponential_mechanism_probabilities,
+    is_noise_off,
     laplace_mechanism,
+    uniform_integers,
 )
 from privpub.validation import check_depth, check_epsilon, check_rng
 
@@ -310,19 +312,38 @@ class PathBudget:
     stop_share : float in (0, 1)
         Share of each level's budget for the stopping check when both the check and the
         partition query the data (our choice: 1/2; the paper leaves it open).
+    level_ratio : float > 0
+        How the levels share ``(1 - split) eps``: level ``i`` (0 at the root) gets a part
+        proportional to ``level_ratio ** i``. 1 (default): equal parts, our reading of
+        Sec 3.2; < 1 front-loads the budget on the shallow levels, where a path always
+        passes, so a deep maximum depth costs the first splits little (qardaji2012 Fig. 1
+        probe). Any ratio keeps every path within eps.
     """
 
     split: float = 0.5
     stop_share: float = 0.5
+    level_ratio: float = 1.0
 
     def __post_init__(self):
         check_share(self.split, "split")
         check_share(self.stop_share, "stop_share", allow_one=False)
+        r = self.level_ratio
+        if isinstance(r, bool) or not isinstance(r, (int, float, np.integer, np.floating)) or (
+            not (r > 0 and math.isfinite(r))
+        ):
+            raise PrivpubError(f"level_ratio must be a finite number > 0, got {r!r}")
 
     def per_level(
-        self, epsilon: float, depth: int, *, partition_spends: bool, stop_spends: bool
+        self,
+        epsilon: float,
+        depth: int,
+        *,
+        partition_spends: bool,
+        stop_spends: bool,
+        level: int | None = None,
     ) -> tuple[float, float]:
-        """``(eps_stop, eps_partition)`` spent at every internal node."""
+        """``(eps_stop, eps_partition)`` spent at an internal node of depth ``level`` (every
+        level alike when ``level_ratio`` is 1)."""
         if depth == 0 or not (partition_spends or stop_spends):
             return 0.0, 0.0
         if self.split >= 1.0:
@@ -330,7 +351,12 @@ class PathBudget:
                 "split = 1 leaves no budget for the partition or the noisy stopping check; "
                 "use split < 1, or a data-independent partition without a noisy-count stop"
             )
-        level = (1.0 - self.split) * epsilon / depth
+        level_eps = (1.0 - self.split) * epsilon / depth
+        if self.level_ratio != 1.0 and level is not None:
+            r = float(self.level_ratio)
+            weights = r ** np.arange(depth, dtype=float)
+            level_eps = (1.0 - self.split) * epsilon * float(weights[level] / weights.sum())
+        level = level_eps
         if partition_spends and stop_spends:
             return self.stop_share * level, (1.0 - self.stop_share) * level
         return (level, 0.0) if stop_spends else (0.0, level)
@@ -422,9 +448,16 @@ def rps(
     ledger = ensure_ledger(ledger, epsilon)
     budget = PathBudget() if budget is None else budget
     stop_spends = stopping is not None and bool(stopping.spends)
-    eps_stop, eps_part = budget.per_level(
-        epsilon, depth, partition_spends=bool(partition.spends), stop_spends=stop_spends
-    )
+    per_depth = [
+        budget.per_level(
+            epsilon,
+            depth,
+            partition_spends=bool(partition.spends),
+            stop_spends=stop_spends,
+            level=i,
+        )
+        for i in range(depth)
+    ]
 
     if stopping is None and hasattr(partition, "max_leaves"):
         # without a data-dependent stop the tree is only bounded by depth and narrowness:
@@ -464,7 +497,10 @@ def rps(
         elif not partition.can_split(node):
             reason = "narrow"
         elif stopping is not None and stopping(
-            node, epsilon=eps_stop, rng=rng, ledger=node_ledger if stop_spends else None
+            node,
+            epsilon=per_depth[node.depth][0],
+            rng=rng,
+            ledger=node_ledger if stop_spends else None,
         ):
             reason = "count"
         if reason is not None:
@@ -478,7 +514,10 @@ def rps(
                                path_eps, intern(parent_profile, entries)))
             continue
         split = partition(
-            node, epsilon=eps_part, rng=rng, ledger=node_ledger if partition.spends else None
+            node,
+            epsilon=per_depth[node.depth][1],
+            rng=rng,
+            ledger=node_ledger if partition.spends else None,
         )
         entries = node_ledger.entries
         nodes[index].entries = tuple(entries)
@@ -918,8 +957,10 @@ class BoxPartition:
             axes = ok[rng.integers(ok.size, size=1)] if self.attributes == "random" else ok
             axis_of, k_first, size, q = self._scores(node, axes, kmin, kmax)
             sens = self.quality.sensitivity
+            # noise off: the best cut (argmax of q, the epsilon -> inf limit), not the most
+            # probable group (q plus log of the group's size), which favours wide empty gaps
             pick = exponential_mechanism(
-                _log_weighted_quality(q, size, sens, epsilon),
+                q if is_noise_off() else _log_weighted_quality(q, size, sens, epsilon),
                 sensitivity=sens,
                 epsilon=epsilon,
                 rng=rng,
@@ -927,7 +968,8 @@ class BoxPartition:
                 label=self.quality.label,
             )
             j = int(axis_of[pick])
-            k = int(k_first[pick]) + int(rng.integers(size[pick]))
+            # a uniform cut inside the chosen group: part of the exponential mechanism
+            k = int(k_first[pick]) + int(uniform_integers(0, int(size[pick]), rng=rng))
         return self._apply(node, j, k)
 
     def _midpoint_cut(self, j: int, lo, hi, kmin, kmax) -> int:

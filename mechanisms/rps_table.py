@@ -266,6 +266,7 @@ def rps_table(
     split: float = 0.5,
     granularity: float = 1.0,
     stop_share: float = 0.5,
+    level_ratio: float = 1.0,
     rng: np.random.Generator,
     ledger: PrivacyLedger | None = None,
 ) -> Release:
@@ -306,6 +307,11 @@ def rps_table(
     stop_share : float in (0, 1), default 0.5
         Share of each level's budget for the noisy-count check when ``stop_count`` is set
         (the rest goes to the partition).
+    level_ratio : float > 0, default 1.0
+        Level ``i`` gets a share of ``(1 - split) * epsilon`` proportional to
+        ``level_ratio ** i`` (:class:`mechanisms.rps.PathBudget`): 1 splits it equally over
+        the ``depth`` levels (our reading of Sec 3.2), < 1 front-loads it on the shallow
+        levels (the qardaji2012 Fig. 1 probe of the paper's best depth).
     rng : numpy.random.Generator
     ledger : PrivacyLedger, optional
         Receives one parallel block over the disjoint root-to-leaf paths; ``ledger.spent``
@@ -352,7 +358,7 @@ def rps_table(
     check_option(attributes, ATTRIBUTE_CHOICES, "attributes")
     check_option(quality, QUALITIES, "quality")
     check_option(summary, SUMMARIES, "summary")
-    budget = PathBudget(split=split, stop_share=stop_share)
+    budget = PathBudget(split=split, stop_share=stop_share, level_ratio=level_ratio)
     granularity = _check_granularity(granularity)
     rng = check_rng(rng)
     if not isinstance(table, Table):

@@ -19,11 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from experiments.store import RELEASE_METRIC, decode_vector
 from privpub.errors import ConfigError
+from privpub.results import RELEASE_METRIC, decode_vector
 
 __all__ = ["ccdf", "median_releases", "plot_ccdf"]
 
@@ -55,14 +53,14 @@ def median_releases(
     """Per (dataset, series): the stored release of the median-``select`` repetition.
 
     With ``best_over`` (e.g. ``"theta"`` for Truncation) only the value of that parameter with
-    the lowest mean ``select`` is kept per series (:func:`experiments.figures.best_over`).
+    the lowest mean ``select`` is kept per series (:func:`plots.series.best_over`).
 
     Returns a frame with columns ``dataset_label, series, rep, error, vector`` plus the
     truth of each dataset (``series == "truth"``, ``error`` NaN).
     """
-    from experiments.figures import add_series
-    from experiments.figures import best_over as keep_best
     from plots.lines import filter_rows
+    from plots.series import add_series
+    from plots.series import best_over as keep_best
 
     releases = frame[frame["metric"] == RELEASE_METRIC]
     if releases.empty:
@@ -102,58 +100,73 @@ def plot_ccdf(
     logx: bool = True,
     logy: bool = True,
     title: str | None = None,
+    legend_names: dict | None = None,
+    footnotes: list[str] | None = None,
+    style_memory: Path | None = None,
+    cumulative: str = "ccdf",
 ) -> list[Path]:
-    """Draw the CCDF figure (one panel per dataset) and save ``out_stem.{png,pdf}``."""
-    from plots.lines import MARKERS, _colors, save_figure
+    """Draw the CCDF figure (one panel per dataset) and save ``out_stem.{png,pdf}``.
+
+    ``cumulative="cdf"`` draws ``Pr[K <= k]`` instead (sala2011 Fig. 5). ``legend_names``,
+    ``footnotes`` and ``style_memory`` as in :func:`plots.lines.lines_figure`."""
+    if cumulative not in ("ccdf", "cdf"):
+        raise ConfigError(f"cumulative must be 'ccdf' or 'cdf', got {cumulative!r}")
+    from plots.lines import figure_with_notes, save_figure
+    from plots.series import series_styles
 
     picked = median_releases(frame, select=select, where=where, best_over=best_over)
     panels = sorted(picked["dataset_label"].unique())
     series = sorted(s for s in picked["series"].unique() if s != "truth")
+    styles = series_styles(series, memory=style_memory)
+    legend_names = legend_names or {}
     ncols = min(len(panels), 4)
     nrows = math.ceil(len(panels) / ncols)
-    fig = Figure(figsize=(4.0 * ncols, 3.2 * nrows + 0.8), layout="constrained")
-    FigureCanvasAgg(fig)
-    axes = list(fig.subplots(nrows, ncols, squeeze=False).ravel())
+    fig, main = figure_with_notes(4.0 * ncols, 3.2 * nrows + 0.8, footnotes)
+    axes = list(main.subplots(nrows, ncols, squeeze=False).ravel())
     for ax in axes[len(panels) :]:
-        fig.delaxes(ax)
-    colors = _colors(len(series))
+        main.delaxes(ax)
     handles = {}
     for ax, panel in zip(axes, panels, strict=False):
         sub = picked[picked["dataset_label"] == panel]
         for _, row in sub.iterrows():
             k, p = ccdf(row["vector"], kind=kind)
+            if cumulative == "cdf":  # Pr[K <= k] = 1 - Pr[K >= k + 1]
+                k, p = np.concatenate([[0], k]), 1.0 - np.concatenate([p, [0.0]])
             keep = p > 0 if logy else np.ones(len(p), dtype=bool)
             if row["series"] == "truth":
                 (h,) = ax.plot(k[keep], p[keep], color="black", linewidth=2.0, label="true")
                 handles["true"] = h
                 continue
-            i = series.index(row["series"])
+            color, marker = styles[row["series"]]
+            name = legend_names.get(row["series"], row["series"])
             (h,) = ax.plot(
                 k[keep],
                 p[keep],
-                color=colors[i],
-                marker=MARKERS[i % len(MARKERS)],
+                color=color,
+                marker=marker,
                 markevery=0.1,
                 markersize=4,
                 linewidth=1.2,
-                label=row["series"],
+                label=name,
             )
-            handles[row["series"]] = h
+            handles[name] = h
         if logx:
             ax.set_xscale("log")
         if logy:
             ax.set_yscale("log")
         ax.set_title(str(panel))
         ax.set_xlabel("degree k")
-        ax.set_ylabel("Pr[K >= k]")
+        ax.set_ylabel("Pr[K >= k]" if cumulative == "ccdf" else "Pr[K <= k]")
         ax.grid(True, alpha=0.3)
     if handles:
-        fig.legend(
+        main.legend(
             list(handles.values()),
             list(handles.keys()),
             loc="outside lower center",
             ncols=min(len(handles), 4),
             frameon=False,
+            title="per series, the repetition with the median error",
+            title_fontsize="small",
         )
     if title:
         fig.suptitle(title)

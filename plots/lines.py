@@ -28,6 +28,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from plots.series import ERROR_KINDS, MARKERS, error_label, series_styles
 from privpub.errors import PrivpubError
 
 __all__ = [
@@ -40,9 +41,7 @@ __all__ = [
     "MARKERS",
 ]
 
-#: Marker per series, in order (colours come from the ``tab10`` / ``tab20`` colour maps).
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
-_ERRORS = ("std", "sem", "range", None)
+_ERRORS = tuple(ERROR_KINDS)
 _ONE = "__all__"  # stand-in column when panel or hue is None
 
 
@@ -56,16 +55,29 @@ def _matches(series: pd.Series, wanted) -> np.ndarray:
     return np.isclose(numeric, number, rtol=1e-12, atol=0.0)
 
 
+_COMPARISON = re.compile(r"^\s*(>=|<=|!=|==|>|<)\s*(-?[0-9.eE+-]+)\s*$")
+_COMPARE = {">=": np.greater_equal, "<=": np.less_equal, "!=": np.not_equal,
+            "==": np.equal, ">": np.greater, "<": np.less}
+
+
 def filter_rows(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
-    """The rows of ``df`` whose columns equal ``where``'s values (e.g. ``{"epsilon": 1}``);
-    a column that is absent is an error, a value may be a list of accepted values."""
+    """The rows of ``df`` whose columns match ``where`` (e.g. ``{"epsilon": 1}``): a value,
+    a list of accepted values, or a comparison such as ``">= 0.5"``. A column that is absent
+    is an error; rows where it is empty (a mechanism that does not take the parameter, e.g.
+    the original data in a sub-figure of one epsilon) are kept, as reference lines."""
     for key, wanted in (where or {}).items():
         if key not in df.columns:
             raise PrivpubError(f"'where' names {key!r}, which no result has")
         options = wanted if isinstance(wanted, (list, tuple)) else [wanted]
-        mask = np.zeros(len(df), dtype=bool)
+        mask = df[key].isna().to_numpy().copy()
         for option in options:
-            mask |= _matches(df[key], option)
+            found = _COMPARISON.match(option) if isinstance(option, str) else None
+            if found:
+                numeric = pd.to_numeric(df[key], errors="coerce").to_numpy(dtype=float)
+                with np.errstate(invalid="ignore"):
+                    mask |= _COMPARE[found.group(1)](numeric, float(found.group(2)))
+            else:
+                mask |= _matches(df[key], option)
         df = df[mask]
     return df
 
@@ -130,9 +142,11 @@ def aggregate(
     Returns
     -------
     DataFrame
-        Columns ``panel, hue, x, mean, std, sem, min, max, n``; ``x`` is NaN for series that
-        have no x value (references); ``std`` (ddof=1) and ``sem`` are 0 when ``n == 1``.
+        Columns ``panel, hue, x, mean, std, sem, ci95, min, max, n``; ``x`` is NaN for series
+        that have no x value (references); ``std`` (ddof=1), ``sem`` and ``ci95`` (the
+        half-width of the t interval of the mean) are 0 when ``n == 1``.
     """
+    from scipy.stats import t as student
     rows = _prepare(df, x=x, metric=metric, hue=hue, panel=panel)
     numeric = _numeric_x(rows["x"])
     if numeric is not None:
@@ -141,7 +155,9 @@ def aggregate(
     out = grouped.agg(mean="mean", std="std", min="min", max="max", n="count").reset_index()
     out["std"] = out["std"].fillna(0.0)
     out["sem"] = out["std"] / np.sqrt(out["n"])
-    return out[["panel", "hue", "x", "mean", "std", "sem", "min", "max", "n"]]
+    df = np.maximum(out["n"].to_numpy() - 1, 1)
+    out["ci95"] = np.where(out["n"] > 1, student.ppf(0.975, df) * out["sem"], 0.0)
+    return out[["panel", "hue", "x", "mean", "std", "sem", "ci95", "min", "max", "n"]]
 
 
 def _natural_key(value) -> list:
@@ -175,17 +191,24 @@ def lines_figure(
     ylabel: str | None = None,
     reference_lines: dict[str, float] | None = None,
     ncols: int | None = None,
+    legend_names: dict | None = None,
+    footnotes: list[str] | None = None,
+    style_memory: Path | None = None,
 ) -> Figure:
     """Draw ``metric`` against ``x`` and return the :class:`~matplotlib.figure.Figure`.
 
     One panel (axes) per distinct ``panel`` value, in a grid of ``ncols`` columns
     (default: up to 3 panels side by side, 4 as 2 x 2, more in rows of 3); one line with
     markers per ``hue`` value, the mean over repetitions with error bars; one legend shared
-    by all panels, below them. Parameters are those of :func:`plot_lines`. The figure is not
-    saved: tests and notebooks inspect it directly.
+    by all panels, below them, titled with what the error bars are. Each series keeps its
+    colour and marker whatever else is drawn (:func:`plots.series.series_styles`; pass
+    ``style_memory`` to keep them across the figures of an experiment).
+    ``legend_names`` renames series in the legend (e.g. ``"RR [edge-DP]"``), ``footnotes``
+    are printed under it (e.g. caveats); :func:`plot_lines` describes the other options.
+    The figure is not saved: tests and notebooks inspect it directly.
     """
     if error not in _ERRORS:
-        raise PrivpubError(f"error must be 'std', 'sem', 'range' or None, got {error!r}")
+        raise PrivpubError(f"error must be one of {list(_ERRORS)}, got {error!r}")
     agg = aggregate(df, x=x, metric=metric, hue=hue, panel=panel)
     panels = _order(agg["panel"])
     hues = _order(agg["hue"])
@@ -204,16 +227,16 @@ def lines_figure(
     ncols = max(1, min(int(ncols), n))
     nrows = math.ceil(n / ncols)
     width = max(6.4, 4.2 * ncols)  # wide enough for a legend and a title even with one panel
-    fig = Figure(figsize=(width, 3.3 * nrows + 0.8), layout="constrained")
-    FigureCanvasAgg(fig)
-    grid = fig.subplots(nrows, ncols, squeeze=False)
+    fig, main = figure_with_notes(width, 3.3 * nrows + 0.8, footnotes)
+    grid = main.subplots(nrows, ncols, squeeze=False)
     axes = list(grid.ravel())
     for ax in axes[n:]:
-        fig.delaxes(ax)
+        main.delaxes(ax)
     axes = axes[:n]
 
-    cmap = _colors(len(hues))
-    style = {h: (cmap[i], MARKERS[i % len(MARKERS)]) for i, h in enumerate(hues)}
+    style = series_styles(map(str, hues), memory=style_memory)
+    style = {h: style[str(h)] for h in hues}
+    legend_names = legend_names or {}
     handles: dict[str, object] = {}
     for ax, pval in zip(axes, panels, strict=True):
         sub = agg[agg["panel"] == pval]
@@ -222,7 +245,7 @@ def lines_figure(
             if line.empty:
                 continue
             color, marker = style[h]
-            label = metric if hue is None else str(h)
+            label = metric if hue is None else str(legend_names.get(h, h))
             ref = line["x"].isna()
             if ref.all():  # a series without x: a reference level
                 handles[label] = ax.axhline(
@@ -262,7 +285,7 @@ def lines_figure(
             )
         if logx:
             ax.set_xscale("log")
-        if logy:
+        if logy and (sub["mean"] > 0).any():  # a log axis needs a positive value to show
             ax.set_yscale("log")
         if not x_numeric:
             ax.set_xticks(range(len(x_levels)), [str(v) for v in x_levels])
@@ -273,99 +296,63 @@ def lines_figure(
         ax.set_xlabel(xlabel if xlabel is not None else x)
         ax.set_ylabel(ylabel if ylabel is not None else metric)
         ax.grid(True, which="major", alpha=0.3)
+    n_reps = int(agg["n"].max()) if len(agg) else None
     if handles:
-        fig.legend(
+        main.legend(
             list(handles.values()),
             list(handles.keys()),
             loc="outside lower center",
             ncols=min(len(handles), max(1, int(width // 3.2))),
             frameon=False,
+            title=f"mean over repetitions; {error_label(error, n_reps)}",
+            title_fontsize="small",
         )
     if title:
-        fig.suptitle(textwrap.fill(str(title), width=int(width * 12), break_on_hyphens=False))
+        fig.suptitle(
+            "\n".join(
+                textwrap.fill(line, width=int(width * 12), break_on_hyphens=False)
+                for line in str(title).split("\n")
+            )
+        )
     return fig
+
+
+def figure_with_notes(width: float, height: float, notes: list[str] | None):
+    """A figure (Agg canvas, constrained layout) and the part to draw in: the figure itself,
+    or, with ``notes`` (e.g. caveat footnotes), its top part above a strip that prints them
+    below everything else, legend included."""
+    if not notes:
+        fig = Figure(figsize=(width, height), layout="constrained")
+        FigureCanvasAgg(fig)
+        return fig, fig
+    chars = int(width * 15)
+    lines = [textwrap.fill(n, width=chars, subsequent_indent="   ") for n in notes]
+    strip = 0.16 * sum(line.count("\n") + 1 for line in lines) + 0.15
+    fig = Figure(figsize=(width, height + strip), layout="constrained")
+    FigureCanvasAgg(fig)
+    main, bottom = fig.subfigures(2, 1, height_ratios=[height, strip])
+    bottom.text(0.01, 0.95, "\n".join(lines), ha="left", va="top", fontsize="x-small",
+                color="0.25")
+    return fig, main
 
 
 def _level_key(positions: dict):
     return lambda s: s.map(positions)
 
 
-def _colors(n: int) -> list:
-    """``n`` distinct colours: tab10 for up to 10 series, tab20 beyond."""
-    from matplotlib import colormaps
+def plot_lines(df: pd.DataFrame, *, out_stem: Path, **options) -> list[Path]:
+    """Draw :func:`lines_figure` (same keyword ``options``) and save ``out_stem.png`` and
+    ``out_stem.pdf``; returns the two paths.
 
-    cmap = colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
-
-
-def plot_lines(
-    df: pd.DataFrame,
-    *,
-    x: str,
-    metric: str,
-    out_stem: Path,
-    panel: str | None = "dataset",
-    hue: str | None = "series",
-    logx: bool = False,
-    logy: bool = False,
-    error: str | None = "std",
-    title: str | None = None,
-    xlabel: str | None = None,
-    ylabel: str | None = None,
-    reference_lines: dict[str, float] | None = None,
-    ncols: int | None = None,
-) -> list[Path]:
-    """Plot ``metric`` against parameter ``x`` and save ``out_stem.png`` and ``out_stem.pdf``.
-
-    Parameters
-    ----------
-    df : DataFrame
-        Tidy results; only rows with ``status == "ok"`` and ``metric == metric`` are used.
-    x : str
-        Parameter column on the x axis (e.g. ``"epsilon"``, ``"k"``).
-    metric : str
-        Value of the ``metric`` column to plot on the y axis.
-    out_stem : pathlib.Path
-        Output path without suffix; parent directories are created.
-    panel : str or None, default "dataset"
-        Column with one panel per distinct value (None: a single panel).
-    hue : str or None, default "series"
-        Column with one line per distinct value (None: a single line).
-    logx, logy : bool
-        Logarithmic axes (as the paper's figure has them).
-    error : {"std", "sem", "range", None}, default "std"
-        Error bars: standard deviation over repetitions, standard error of the mean, the
-        range from the lowest to the highest repetition, or none.
-    title, xlabel, ylabel : str, optional
-        Figure title and axis labels (default labels: ``x`` and ``metric``).
-    reference_lines : dict of str to float, optional
-        Horizontal lines drawn in every panel and named in the legend (e.g. the accuracy of
-        a majority vote, 0.75 on Adult in qardaji2012 Fig. 3).
-    ncols : int, optional
-        Columns of the panel grid (default: up to 3 panels side by side, 4 as 2 x 2, more in
-        rows of 3).
-
-    Returns
-    -------
-    list of pathlib.Path
-        ``[out_stem.png, out_stem.pdf]``.
+    Options: ``x`` (the parameter on the x axis, e.g. ``"epsilon"``), ``metric`` (the value
+    of the ``metric`` column on the y axis), ``panel`` / ``hue`` (columns giving one panel /
+    one line per value; None for one), ``logx`` / ``logy`` (as the paper's axes),
+    ``error`` (``"std"``, ``"sem"``, ``"ci95"``, ``"range"`` from the lowest to the highest
+    repetition, or None; written on the figure), ``title``, ``xlabel``, ``ylabel``,
+    ``reference_lines`` (name -> level, e.g. a majority vote), ``ncols``, ``legend_names``,
+    ``footnotes``, ``style_memory``.
     """
-    fig = lines_figure(
-        df,
-        x=x,
-        metric=metric,
-        panel=panel,
-        hue=hue,
-        logx=logx,
-        logy=logy,
-        error=error,
-        title=title,
-        xlabel=xlabel,
-        ylabel=ylabel,
-        reference_lines=reference_lines,
-        ncols=ncols,
-    )
-    return save_figure(fig, out_stem)
+    return save_figure(lines_figure(df, **options), out_stem)
 
 
 def save_figure(fig: Figure, out_stem: Path) -> list[Path]:
@@ -390,8 +377,9 @@ def summary_table(
     hue: str | None = "series",
     panel: str | None = "dataset",
     digits: int = 3,
+    error: str | None = "std",
 ) -> pd.DataFrame:
-    """``mean ± std`` of ``metric`` per (panel, hue) row and ``x`` column, as strings.
+    """``mean ± error`` of ``metric`` per (panel, hue) row and ``x`` column, as strings.
 
     Parameters
     ----------
@@ -400,21 +388,31 @@ def summary_table(
     x, metric, hue, panel : str
         As in :func:`plot_lines`.
     digits : int, default 3
-        Significant digits of the mean (the std gets 2).
+        Significant digits of the mean (the error gets 2).
+    error : {"std", "sem", "ci95", "range", None}, default "std"
+        The error the figure draws: ``± std``, ``± sem``, ``± ci95`` half-width, or
+        ``[min, max]`` for ``range``; None gives the mean alone.
 
     Returns
     -------
     DataFrame
         Index ``(panel, hue)`` (named after those columns), one column per ``x`` value in
         increasing order (``"-"`` for series without x), cells ``"0.812 ± 0.013"``
-        (just the mean when there is one repetition). Print it with ``to_string()`` or
+        (just the mean when there is one repetition or no error). Print it with ``to_string()`` or
         :func:`plots.report.markdown_table`.
     """
     agg = aggregate(df, x=x, metric=metric, hue=hue, panel=panel)
 
+    if error not in _ERRORS:
+        raise PrivpubError(f"error must be one of {list(_ERRORS)}, got {error!r}")
+
     def cell(row) -> str:
         mean = f"{row['mean']:.{digits}g}"
-        return mean if row["n"] < 2 else f"{mean} ± {row['std']:.2g}"
+        if row["n"] < 2 or error is None:
+            return mean
+        if error == "range":
+            return f"{mean} [{row['min']:.{digits}g}, {row['max']:.{digits}g}]"
+        return f"{mean} ± {row[error]:.2g}"
 
     agg = agg.assign(
         cell=agg.apply(cell, axis=1), x=agg["x"].astype(object).where(agg["x"].notna(), "-")

@@ -16,8 +16,11 @@ A table plot in an experiment's ``plots`` list reads::
 
 Every cell is the mean (or median) over repetitions of what *we* computed; the paper's
 number, when given, is printed beside it (``ours`` / ``paper`` sub-columns, and
-``paper/ours`` with ``ratio: true``). The published numbers are reference data copied from
-the paper, never results: they are only printed, not compared or plotted as ours.
+``paper/ours`` with ``ratio: true``). With a ``tolerance`` an ``ours/paper`` sub-column is
+added, flagged ``✗`` beyond it (``1.32 ✗`` at tolerance 0.1). The published numbers are
+reference data copied from the paper, never results: they are printed and compared, never
+plotted as ours. :func:`table_cells` gives the same numbers unformatted (the ``table``
+claims of :mod:`experiments.claims` check them).
 """
 
 from __future__ import annotations
@@ -31,7 +34,18 @@ import pandas as pd
 from plots.lines import _matches, filter_rows
 from privpub.errors import ConfigError
 
-__all__ = ["paper_table"]
+__all__ = [
+    "paper_table",
+    "table_cells",
+    "ours_over_paper",
+    "beyond_tolerance",
+    "agrees_at_precision",
+    "row_precision",
+]
+
+
+#: Columns that identify a cell when a frame has no ``cell`` column.
+_CELL_COLUMNS = ("dataset", "dataset_options", "mechanism", "label", "params")
 
 
 def _fmt(value: float, digits: int) -> str:
@@ -42,15 +56,130 @@ def _fmt(value: float, digits: int) -> str:
     return f"{value:.{digits}g}"
 
 
-def _paper_value(paper: dict | None, key: tuple, position: int):
+def _paper_row(paper: dict | None, key: tuple):
     node = paper
     for part in key:
         if not isinstance(node, dict):
             return None
         node = node.get(part, node.get(str(part)))
-    if isinstance(node, (list, tuple)) and position < len(node):
-        return node[position]
-    return None
+    return node if isinstance(node, (list, tuple)) else None
+
+
+def _paper_value(paper: dict | None, key: tuple, position: int):
+    row = _paper_row(paper, key)
+    return row[position] if row is not None and position < len(row) else None
+
+
+def _decimals(value) -> int:
+    """Decimals a number was printed with (``0.03`` -> 2, ``3828`` -> 0)."""
+    text = repr(float(value)) if not isinstance(value, int) else str(value)
+    if "e" in text or "." not in text:
+        return 0
+    digits = text.split(".")[1].rstrip("0")
+    return len(digits)
+
+
+def row_precision(paper: dict | None, key: tuple) -> int:
+    """The decimals the paper prints in one row: the most any of its numbers has (YAML
+    drops trailing zeros: the row's ``0.30`` reads as 0.3, its ``0.03`` tells the row's 2)."""
+    row = _paper_row(paper, key) or []
+    return max((_decimals(v) for v in row if isinstance(v, (int, float))), default=0)
+
+
+def agrees_at_precision(ours: float, paper: float, decimals: int) -> bool:
+    """Our number, rounded as the paper prints the row, equals the paper's: a printed 0.03
+    agrees with our 0.026."""
+    return abs(round(float(ours), decimals) - float(paper)) <= 0.5 * 10.0**-decimals * 1e-6
+
+
+def table_cells(
+    frame: pd.DataFrame,
+    *,
+    rows,
+    columns: dict,
+    metrics=None,
+    value: str = "value",
+    where: dict | None = None,
+    paper: dict | None = None,
+    stat: str = "mean",
+) -> list[dict]:
+    """The numbers of a table plot, one dict per (row key, column combination).
+
+    Parameters are those of :func:`paper_table`. Each dict holds ``row`` (row column ->
+    value), ``column`` (column -> value), ``name`` (the column combination as text),
+    ``position`` (its index in the column product), ``ours`` (the mean or median over
+    repetitions, NaN when nothing was computed) and ``paper`` (the published number or
+    None). Rows come in the paper's order first, then any others sorted. Used by
+    :func:`paper_table` and by the ``table`` claims of :mod:`experiments.claims`.
+    """
+    if stat not in ("mean", "median"):
+        raise ConfigError(f"table plot: stat must be 'mean' or 'median', got {stat!r}")
+    rows = [rows] if isinstance(rows, str) else list(rows)
+    if not isinstance(columns, dict) or not columns:
+        raise ConfigError("a table plot needs 'columns': {result column: [values, ...]}")
+    missing = [c for c in [*rows, *columns, value] if c not in frame.columns]
+    if missing:
+        raise ConfigError(f"table plot: results have no column(s) {missing}")
+    sub = frame[frame["metric"] != "release"]
+    if metrics is not None:
+        sub = sub[sub["metric"].isin(list(metrics))]
+    sub = filter_rows(sub, where)
+    combos = list(itertools.product(*columns.values()))
+    keys = list(dict.fromkeys(map(tuple, sub[rows].astype(object).to_numpy().tolist())))
+
+    def paper_order(key):
+        node, rank = paper or {}, []
+        for part in key:
+            names = list(node) if isinstance(node, dict) else []
+            rank.append(names.index(part) if part in names else len(names))
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return (rank, [str(p) for p in key])
+
+    keys.sort(key=paper_order)
+    cells = []
+    for key in keys:
+        mask = np.ones(len(sub), dtype=bool)
+        for col, part in zip(rows, key, strict=True):
+            mask &= (sub[col].astype(object) == part).to_numpy()
+        block = sub[mask]
+        for i, combo in enumerate(combos):
+            cmask = np.ones(len(block), dtype=bool)
+            for col, wanted in zip(columns, combo, strict=True):
+                cmask &= _matches(block[col], wanted)
+            picked = block[cmask]
+            if value != "value":  # task columns (seconds, peak_mb) repeat on each metric row
+                ident = (
+                    ["cell"]
+                    if "cell" in picked.columns
+                    else [c for c in _CELL_COLUMNS if c in picked.columns]
+                )
+                picked = picked.drop_duplicates([*ident, "rep"])
+            values = pd.to_numeric(picked[value], errors="coerce").dropna()
+            published = _paper_value(paper, key, i)
+            cells.append(
+                {
+                    "row": dict(zip(rows, key, strict=True)),
+                    "column": dict(zip(columns, combo, strict=True)),
+                    "name": " ".join(str(c) for c in combo),
+                    "position": i,
+                    "ours": float(values.agg(stat)) if len(values) else math.nan,
+                    "paper": None if published is None else float(published),
+                    "decimals": row_precision(paper, key),
+                }
+            )
+    return cells
+
+
+def ours_over_paper(ours: float, paper: float) -> float:
+    """``ours / paper``; 1 when both are 0, infinite when only the paper's is 0."""
+    if paper == 0:
+        return 1.0 if ours == 0 else math.inf
+    return ours / paper
+
+
+def beyond_tolerance(ratio: float, tolerance: float) -> bool:
+    """True when ``abs(ratio - 1) > tolerance`` (with a little slack for float rounding)."""
+    return not abs(ratio - 1.0) <= tolerance + 1e-12
 
 
 def paper_table(
@@ -65,6 +194,7 @@ def paper_table(
     digits: int = 4,
     ratio: bool = False,
     stat: str = "mean",
+    tolerance: float | None = None,
 ) -> pd.DataFrame:
     """Our means per (row, column) beside the paper's numbers, as a frame of strings.
 
@@ -92,59 +222,56 @@ def paper_table(
     stat : {"mean", "median"}, default "mean"
         How repetitions are summarised (``median`` for running times: robust to the first
         call of a worker, which may include numba's compilation).
+    tolerance : float, optional
+        With published numbers, add ``ours/paper`` sub-columns (two decimals), flagged
+        ``✗`` when ``abs(ours/paper - 1) > tolerance`` (e.g. ``1.32 ✗`` at tolerance 0.1)
+        unless ours, rounded as the paper prints that row, equals the paper's number
+        (:func:`agrees_at_precision`); empty where either number is missing. Absent
+        (None): no such column.
 
     Returns
     -------
     DataFrame
         One row per row key (paper order first, then any others sorted), flattened column
-        names ``"<column values> ours"`` / ``"... paper"`` / ``"... paper/ours"``.
+        names ``"<column values> ours"`` / ``"... paper"`` / ``"... paper/ours"`` /
+        ``"... ours/paper"``.
     """
-    if stat not in ("mean", "median"):
-        raise ConfigError(f"table plot: stat must be 'mean' or 'median', got {stat!r}")
+    if tolerance is not None and (
+        not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or tolerance < 0
+    ):
+        raise ConfigError(f"table plot: tolerance must be a number >= 0, got {tolerance!r}")
     rows = [rows] if isinstance(rows, str) else list(rows)
-    if not isinstance(columns, dict) or not columns:
-        raise ConfigError("a table plot needs 'columns': {result column: [values, ...]}")
-    missing = [c for c in [*rows, *columns, value] if c not in frame.columns]
-    if missing:
-        raise ConfigError(f"table plot: results have no column(s) {missing}")
-    sub = frame[frame["metric"] != "release"]
-    if metrics is not None:
-        sub = sub[sub["metric"].isin(list(metrics))]
-    sub = filter_rows(sub, where)
-    combos = list(itertools.product(*columns.values()))
-    keys = list(dict.fromkeys(map(tuple, sub[rows].astype(object).to_numpy().tolist())))
-
-    def paper_order(key):
-        node, rank = paper or {}, []
-        for part in key:
-            names = list(node) if isinstance(node, dict) else []
-            rank.append(names.index(part) if part in names else len(names))
-            node = node.get(part, {}) if isinstance(node, dict) else {}
-        return (rank, [str(p) for p in key])
-
-    keys.sort(key=paper_order)
-    table = []
-    for key in keys:
-        mask = np.ones(len(sub), dtype=bool)
-        for col, part in zip(rows, key, strict=True):
-            mask &= (sub[col].astype(object) == part).to_numpy()
-        block = sub[mask]
-        line = dict(zip(rows, key, strict=True))
-        for i, combo in enumerate(combos):
-            cmask = np.ones(len(block), dtype=bool)
-            for col, wanted in zip(columns, combo, strict=True):
-                cmask &= _matches(block[col], wanted)
-            picked = block[cmask]
-            if value != "value":  # task columns (seconds, peak_mb) repeat on each metric row
-                picked = picked.drop_duplicates(["cell", "rep"])
-            values = pd.to_numeric(picked[value], errors="coerce").dropna()
-            ours = float(values.agg(stat)) if len(values) else math.nan
-            name = " ".join(str(c) for c in combo)
-            line[f"{name} ours"] = _fmt(ours, digits)
-            published = _paper_value(paper, key, i)
-            if paper is not None:
-                line[f"{name} paper"] = "" if published is None else _fmt(float(published), digits)
-            if ratio and published is not None and ours > 0:
-                line[f"{name} paper/ours"] = f"{float(published) / ours:,.0f}x"
-        table.append(line)
+    cells = table_cells(
+        frame,
+        rows=rows,
+        columns=columns,
+        metrics=metrics,
+        value=value,
+        where=where,
+        paper=paper,
+        stat=stat,
+    )
+    table: list[dict] = []
+    lines: dict[tuple, dict] = {}
+    for cell in cells:
+        key = tuple(cell["row"].values())
+        if key not in lines:
+            lines[key] = dict(cell["row"])
+            table.append(lines[key])
+        line, name = lines[key], cell["name"]
+        ours, published = cell["ours"], cell["paper"]
+        line[f"{name} ours"] = _fmt(ours, digits)
+        if paper is not None:
+            line[f"{name} paper"] = "" if published is None else _fmt(published, digits)
+        if ratio and published is not None and ours > 0:
+            line[f"{name} paper/ours"] = f"{published / ours:,.0f}x"
+        if tolerance is not None and paper is not None:
+            text = ""
+            if published is not None and not math.isnan(ours):
+                r = ours_over_paper(ours, published)
+                text = "∞" if math.isinf(r) else f"{r:.2f}"
+                close = agrees_at_precision(ours, published, cell["decimals"])
+                if beyond_tolerance(r, float(tolerance)) and not close:
+                    text += " ✗"
+            line[f"{name} ours/paper"] = text
     return pd.DataFrame(table)

@@ -1,6 +1,13 @@
 """Exception types. Every user-facing error derives from :class:`PrivpubError`."""
 
-__all__ = ["PrivpubError", "ConfigError", "DataError", "BudgetExceededError", "UnknownNameError"]
+__all__ = [
+    "PrivpubError",
+    "ConfigError",
+    "DataError",
+    "BudgetExceededError",
+    "UnknownNameError",
+    "NotApplicableError",
+]
 
 
 class PrivpubError(ValueError):
@@ -24,3 +31,12 @@ class UnknownNameError(PrivpubError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+class NotApplicableError(PrivpubError):
+    """A grid cell that cannot apply to this dataset (e.g. theta >= |V|, k > rows).
+
+    Raised by a mechanism before it does any work; the runner records the task as
+    ``status="skipped"`` with this message as its reason (not as a failure), and a rerun
+    does not retry it unless the code changes.
+    """

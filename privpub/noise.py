@@ -5,6 +5,12 @@ functions also take an optional :class:`~privpub.ledger.PrivacyLedger` and spend
 ``epsilon`` through it, recording the sensitivity, so a mechanism built from them cannot
 silently overspend.
 
+**The noise-free limit.** Inside ``with noise_off():`` every primitive here draws zero noise
+(the exponential mechanism picks its best candidate, ties to the lowest index) while the
+mechanism runs through exactly the same code, budget split and post-processing: what
+remains is the error that is not due to privacy (issue 13: "is a gap noise or structure?").
+The runner uses it for the noise-free twins of DP cells; such releases are not private.
+
 References
 ----------
 .. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating noise to sensitivity in
@@ -19,6 +25,8 @@ References
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 
 import numpy as np
@@ -29,11 +37,18 @@ from privpub.ledger import PrivacyLedger
 from privpub.validation import check_epsilon
 
 __all__ = [
+    "noise_off",
+    "is_noise_off",
+    "gumbel_noise",
+    "flips",
+    "flip_count",
+    "uniform_integers",
     "laplace_noise",
     "geometric_noise",
     "cauchy_noise",
     "heavy_tailed_noise",
     "laplace_mechanism",
+    "weighted_laplace_mechanism",
     "geometric_mechanism",
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
@@ -60,11 +75,64 @@ def _check_scale(scale) -> float:
     return scale
 
 
+_NOISE_OFF = contextvars.ContextVar("privpub_noise_off", default=False)
+
+
+@contextlib.contextmanager
+def noise_off():
+    """Within this block every primitive of this module draws zero noise (see the module
+    docstring); the release is the mechanism's noise-free limit, not a private one."""
+    token = _NOISE_OFF.set(True)
+    try:
+        yield
+    finally:
+        _NOISE_OFF.reset(token)
+
+
+def is_noise_off() -> bool:
+    """True inside :func:`noise_off`."""
+    return _NOISE_OFF.get()
+
+
+def _zeros(size, dtype=float):
+    return np.zeros(size, dtype=dtype) if size is not None else dtype(0)
+
+
 # --------------------------------------------------------------------------- raw noise
+def gumbel_noise(*, rng: np.random.Generator, size=None):
+    """Standard Gumbel noise (the Gumbel-max trick of exponential-mechanism samplers)."""
+    return _zeros(size) if is_noise_off() else rng.gumbel(size=size)
+
+
+def flips(probability: float, *, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Booleans, each True with ``probability``: which entries randomized response flips."""
+    if is_noise_off():
+        return np.zeros(size, dtype=bool)
+    return rng.random(size) < probability
+
+
+def flip_count(n: int, probability: float, *, rng: np.random.Generator) -> int:
+    """How many of ``n`` entries randomized response flips (Binomial(n, probability))."""
+    return 0 if is_noise_off() or n <= 0 else int(rng.binomial(n, probability))
+
+
+def uniform_integers(low: int, high: int, *, rng: np.random.Generator, size=None):
+    """Uniform integers in ``[low, high)``: randomness a privacy proof relies on that is not
+    additive noise (the random cutoff of Kasiviswanathan et al.'s Truncation; the uniform
+    cut inside a group of equally scored candidates of an exponential mechanism, qardaji2012
+    RPS). ``low`` under :func:`noise_off` (the lowest candidate, as the exponential
+    mechanism's ties).
+    With noise on it draws exactly ``rng.integers(low, high, size=size)``.
+    """
+    if is_noise_off():
+        return int(low) if size is None else np.full(size, low, dtype=np.int64)
+    return rng.integers(low, high, size=size)
+
+
 def laplace_noise(*, sensitivity: float, epsilon: float, rng: np.random.Generator, size=None):
     """Laplace noise with scale ``sensitivity / epsilon`` [DMNS06]."""
     scale = _check_sensitivity(sensitivity) / check_epsilon(epsilon)
-    return rng.laplace(0.0, scale, size=size)
+    return _zeros(size) if is_noise_off() else rng.laplace(0.0, scale, size=size)
 
 
 def geometric_noise(*, sensitivity: float, epsilon: float, rng: np.random.Generator, size=None):
@@ -75,6 +143,8 @@ def geometric_noise(*, sensitivity: float, epsilon: float, rng: np.random.Genera
     with success probability ``1 - alpha``), which has exactly that law.
     """
     alpha = np.exp(-check_epsilon(epsilon) / _check_sensitivity(sensitivity))
+    if is_noise_off():
+        return _zeros(size, np.int64)
     p = 1.0 - alpha
     # numpy's geometric counts trials (>= 1); subtracting 1 from both cancels.
     return (rng.geometric(p, size=size) - rng.geometric(p, size=size)).astype(np.int64)
@@ -82,7 +152,8 @@ def geometric_noise(*, sensitivity: float, epsilon: float, rng: np.random.Genera
 
 def cauchy_noise(*, scale: float, rng: np.random.Generator, size=None):
     """Standard Cauchy noise times ``scale`` (heavy-tailed noise with gamma = 2 [NRS07])."""
-    return _check_scale(scale) * rng.standard_cauchy(size=size)
+    scale = _check_scale(scale)
+    return _zeros(size) if is_noise_off() else scale * rng.standard_cauchy(size=size)
 
 
 @functools.lru_cache(maxsize=8)
@@ -104,7 +175,7 @@ def heavy_tailed_noise(*, scale: float, gamma: float = 4.0, rng: np.random.Gener
     gamma = float(gamma)
     if gamma < 2:
         raise PrivpubError(f"heavy-tailed noise needs gamma >= 2, got {gamma}")
-    if gamma == 2:
+    if gamma == 2 or is_noise_off():
         return cauchy_noise(scale=scale, rng=rng, size=size)
     m = _heavy_tail_envelope(gamma)
     n = int(np.prod(size)) if size is not None else 1
@@ -141,6 +212,35 @@ def laplace_mechanism(
     values = np.asarray(values, dtype=float)
     noise = laplace_noise(sensitivity=sensitivity, epsilon=epsilon, rng=rng, size=values.shape)
     _spend(ledger, epsilon, label, sensitivity, "laplace")
+    return values + noise
+
+
+def weighted_laplace_mechanism(
+    values,
+    *,
+    weights,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+    ledger: PrivacyLedger | None = None,
+    label: str = "weighted laplace",
+):
+    """``values + Lap(weights * sensitivity / epsilon)`` coordinate-wise, spending ``epsilon``.
+
+    ``sensitivity`` is the *weighted* L1 sensitivity ``max ||(f(D) - f(D')) / weights||_1``
+    over neighbours: the density ratio of the output is then at most
+    ``exp(epsilon * sum_i |f_i(D) - f_i(D')| / (weights_i sensitivity)) <= exp(epsilon)``.
+    With all weights 1 this is :func:`laplace_mechanism`. ``weights`` must be public
+    (computed without the data), finite and > 0, one per value.
+    """
+    values = np.asarray(values, dtype=float)
+    weights = np.broadcast_to(np.asarray(weights, dtype=float), values.shape)
+    if weights.size and not (np.all(np.isfinite(weights)) and weights.min() > 0):
+        raise PrivpubError("weighted Laplace needs finite weights > 0")
+    scale = _check_sensitivity(sensitivity) / check_epsilon(epsilon)
+    noise = laplace_noise(sensitivity=1.0, epsilon=1.0, rng=rng, size=values.shape)
+    noise = noise * (weights * scale)
+    _spend(ledger, epsilon, label, sensitivity, "weighted laplace")
     return values + noise
 
 
@@ -200,8 +300,9 @@ def exponential_mechanism(
 
     Sampled by the Gumbel-max trick (``argmax(logit_i + Gumbel_i)``), which is exact and
     numerically stable for any score range. Candidates with quality ``-inf`` are never chosen.
+    Without noise (:func:`noise_off`) the best candidate is chosen.
     """
     logits = _em_logits(quality, sensitivity, epsilon, monotonic)
-    choice = int(np.argmax(logits + rng.gumbel(size=logits.size)))
+    choice = int(np.argmax(logits + gumbel_noise(rng=rng, size=logits.size)))
     _spend(ledger, epsilon, label, sensitivity, "exponential")
     return choice

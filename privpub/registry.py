@@ -14,16 +14,22 @@ Differentially private mechanisms take ``epsilon`` and an optional ``ledger``
 A metric compares the truth with a release of the same kind: ``metric(truth, release)``,
 where the runner obtains ``truth`` from the original dataset through a registered *view*
 (e.g. graph -> degree histogram). Mechanisms, baselines and metrics register themselves
-when their packages are imported; :func:`load_plugins` imports them all.
+when their modules are imported. A lookup by name imports only the module that registers
+the name (found in the sources without importing them, :func:`_index`), so a run pays for
+the code it uses; :func:`load_plugins` imports them all (listing, unknown names).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 import inspect
 import pkgutil
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from privpub.errors import ConfigError, UnknownNameError
@@ -47,7 +53,9 @@ __all__ = [
     "mechanisms",
     "metrics",
     "view",
+    "view_function",
     "load_plugins",
+    "import_plugins",
 ]
 
 EDGE_DP = "edge-DP"
@@ -198,11 +206,16 @@ def register_view(from_kind: str, to_kind: str):
     return decorate
 
 
+def _load_views() -> None:
+    importlib.import_module("privpub.views")
+
+
 def view(data, to_kind: str):
     """The truth of kind ``to_kind`` for dataset ``data`` (identity when the kinds match)."""
     from_kind = kind_of(data)
     if from_kind == to_kind:
         return data
+    _load_views()
     try:
         return _VIEWS[(from_kind, to_kind)](data)
     except KeyError:
@@ -212,7 +225,14 @@ def view(data, to_kind: str):
         ) from None
 
 
+def view_function(from_kind: str, to_kind: str) -> Callable | None:
+    """The registered view from ``from_kind`` to ``to_kind`` (None for the identity)."""
+    _load_views()
+    return None if from_kind == to_kind else _VIEWS.get((from_kind, to_kind))
+
+
 def has_view(from_kind: str, to_kind: str) -> bool:
+    _load_views()
     return from_kind == to_kind or (from_kind, to_kind) in _VIEWS
 
 
@@ -226,22 +246,29 @@ def _unknown(what: str, name: str, known) -> UnknownNameError:
     )
 
 
+def _lookup(what: str, name: str, table: dict):
+    """``table[name]``, importing only the module that registers it (found by
+    :func:`_index`), else every plugin module; unknown names list the known ones."""
+    if name not in table:
+        module = _index()[what].get(name)
+        if module is not None:
+            importlib.import_module(module)
+        if name not in table:
+            load_plugins()
+    try:
+        return table[name]
+    except KeyError:
+        raise _unknown(what, name, table) from None
+
+
 def get_mechanism(name: str) -> MechanismInfo:
     """The registered mechanism ``name``; unknown names fail listing the known ones."""
-    load_plugins()
-    try:
-        return _MECHANISMS[name]
-    except KeyError:
-        raise _unknown("mechanism", name, _MECHANISMS) from None
+    return _lookup("mechanism", name, _MECHANISMS)
 
 
 def get_metric(name: str) -> MetricInfo:
     """The registered metric ``name``; unknown names fail listing the known ones."""
-    load_plugins()
-    try:
-        return _METRICS[name]
-    except KeyError:
-        raise _unknown("metric", name, _METRICS) from None
+    return _lookup("metric", name, _METRICS)
 
 
 def mechanisms() -> dict[str, MechanismInfo]:
@@ -258,6 +285,29 @@ def metrics() -> dict[str, MetricInfo]:
 
 _PLUGIN_PACKAGES = ("metrics", "mechanisms", "baselines")
 _loaded = False
+_REGISTERS = re.compile(r"register_(mechanism|metric)\(\s*[\"']([A-Za-z0-9_]+)[\"']")
+
+
+@functools.cache
+def _index() -> dict[str, dict[str, str]]:
+    """{"mechanism" / "metric": {name: module}} read from the plugin packages' sources
+    without importing them (``register_mechanism("name", ...)``), so a run imports only the
+    modules it uses: start-up time and worker memory (sklearn, numba) stay small. Names
+    registered in a loop are not found here; looking them up imports every module."""
+    found: dict[str, dict[str, str]] = {"mechanism": {}, "metric": {}}
+    for pkg_name in _PLUGIN_PACKAGES:
+        spec = importlib.util.find_spec(pkg_name)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(folder).glob("*.py")):
+                if path.stem.startswith(("_", "test")):
+                    continue
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except OSError:
+                    continue
+                for what, name in _REGISTERS.findall(text):
+                    found[what].setdefault(name, f"{pkg_name}.{path.stem}")
+    return found
 
 
 def load_plugins(extra=()) -> None:
@@ -270,15 +320,21 @@ def load_plugins(extra=()) -> None:
     """
     global _loaded
     if not _loaded:
-        _loaded = True
-        importlib.import_module("privpub.views")
+        _load_views()
         importlib.import_module("privpub.verify")
         for pkg_name in _PLUGIN_PACKAGES:
             pkg = importlib.import_module(pkg_name)
             for mod in pkgutil.iter_modules(pkg.__path__):
                 if not mod.name.startswith(("_", "test")):
                     importlib.import_module(f"{pkg_name}.{mod.name}")
-    for module in extra:
+        _loaded = True  # only once every module imported: a failure is retried, not hidden
+    import_plugins(extra)
+
+
+def import_plugins(modules=()) -> None:
+    """Import a user's own plugin modules (``plugins=[mylab.mech]``), which register their
+    mechanisms and metrics; the project's own are imported when first looked up."""
+    for module in modules:
         try:
             importlib.import_module(module)
         except ImportError as exc:

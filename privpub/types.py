@@ -13,18 +13,23 @@ the mechanism's release (see :func:`kind_of`).
 - ``degree_sequence``: :class:`DegreeSequence`, a (possibly noisy) sequence of degrees.
 - ``ranking``: :class:`Ranking`, an ordered list of selected item ids (top-k).
 - ``classifier``: a fitted model with ``predict`` (scikit-learn style).
+- ``joint_degree``: :class:`JointDegree`, a (possibly noisy) dK-2 series: edge counts per
+  unordered pair of endpoint degrees (sala2011; extraction and generation in
+  :mod:`privpub.dk`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from privpub.errors import DataError, PrivpubError
+
+if TYPE_CHECKING:  # pandas is imported by the code that builds tables, not by every user
+    import pandas as pd
 
 __all__ = [
     "Kind",
@@ -35,7 +40,10 @@ __all__ = [
     "DegreeHistogram",
     "DegreeSequence",
     "Ranking",
+    "JointDegree",
     "Release",
+    "KAnonymousMatrix",
+    "LabelledMatrix",
     "kind_of",
     "as_binary_matrix",
 ]
@@ -51,8 +59,18 @@ class Kind:
     DEGREE_SEQUENCE = "degree_sequence"
     RANKING = "ranking"
     CLASSIFIER = "classifier"
+    JOINT_DEGREE = "joint_degree"
 
-    ALL = (GRAPH, TABLE, BINARY_MATRIX, DEGREE_HISTOGRAM, DEGREE_SEQUENCE, RANKING, CLASSIFIER)
+    ALL = (
+        GRAPH,
+        TABLE,
+        BINARY_MATRIX,
+        DEGREE_HISTOGRAM,
+        DEGREE_SEQUENCE,
+        RANKING,
+        CLASSIFIER,
+        JOINT_DEGREE,
+    )
 
 
 # --------------------------------------------------------------------------- graphs
@@ -269,6 +287,44 @@ class Ranking:
 
 
 @dataclass(frozen=True, eq=False)
+class JointDegree:
+    """A (possibly noisy) dK-2 series (joint degree distribution), sala2011 Sec 3.1.
+
+    ``counts[i]`` is the number of edges joining a node of degree ``low[i]`` and a node of
+    degree ``high[i]``, with ``1 <= low[i] <= high[i]``. Cells are unique and stored in the
+    beta order of sala2011 Definition 3: by ``high`` (the larger degree), then by ``low``.
+    Cells not listed are 0. A noisy release may hold negative or fractional counts.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    counts: np.ndarray
+
+    def __post_init__(self):
+        low = np.asarray(self.low, dtype=np.int64).ravel()
+        high = np.asarray(self.high, dtype=np.int64).ravel()
+        counts = np.asarray(self.counts, dtype=float).ravel()
+        if not (low.size == high.size == counts.size):
+            raise PrivpubError("a JointDegree needs low, high and counts of equal length")
+        if low.size and (low.min() < 1 or np.any(low > high)):
+            raise PrivpubError("JointDegree cells need 1 <= low <= high")
+        key = high * (int(high.max(initial=0)) + 1) + low
+        if key.size > 1 and np.any(np.diff(key) <= 0):
+            order = np.argsort(key, kind="stable")
+            low, high, counts, key = low[order], high[order], counts[order], key[order]
+            if np.any(np.diff(key) == 0):
+                raise PrivpubError("JointDegree cells must be unique")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "counts", counts)
+
+    @property
+    def size(self) -> int:
+        """Number of listed cells (the m of sala2011 Sec 3.1 for an exact series)."""
+        return int(self.counts.size)
+
+
+@dataclass(frozen=True, eq=False)
 class Release:
     """A mechanism output plus diagnostics (e.g. the theta an exponential mechanism chose).
 
@@ -278,6 +334,62 @@ class Release:
 
     value: Any
     info: dict = field(default_factory=dict)
+
+
+class KAnonymousMatrix(sp.csr_array):
+    """A released binary matrix (kind ``binary_matrix``) that says how it was anonymised.
+
+    A plain :class:`scipy.sparse.csr_array` plus two attributes the k-anonymity verifiers of
+    :mod:`privpub.verify` check (the runner unwraps a :class:`Release` before verifying, so
+    the evidence travels with the matrix itself):
+
+    ``clusters``
+        ``None`` or an int array: the cluster (equivalence class) of every row as the
+        mechanism built it. The verifier then also checks every cluster has ``>= k`` rows,
+        equal released rows inside each cluster, and, for smooth k-anonymity, that every
+        released item is held by a strict majority of the cluster in the input.
+    ``suppression``
+        True for k-anonymity *by suppression* (epasto2022 Def. 3.4, second condition): the
+        verifier then checks the release is a subset of the input.
+
+    Matrices derived from one (copies, products) are plain matrices: the attributes fall
+    back to the class defaults ``None`` / ``False``.
+    """
+
+    clusters = None
+    suppression = False
+
+    @classmethod
+    def wrap(cls, matrix, *, clusters=None, suppression: bool = False) -> KAnonymousMatrix:
+        """Wrap a CSR matrix (shares its arrays) with the given attributes."""
+        out = cls(matrix)
+        out.clusters = None if clusters is None else np.asarray(clusters, dtype=np.int64)
+        out.suppression = bool(suppression)
+        return out
+
+
+class LabelledMatrix(sp.csr_array):
+    """A binary matrix dataset (kind ``binary_matrix``) with a class label per row and a
+    held-out test set, for "train on the anonymised matrix, test on the original" metrics
+    (epasto2022 Fig. 4: the labels are not anonymised).
+
+    Attributes ``labels`` (one per row), ``test_matrix`` (same columns) and ``test_labels``;
+    mechanisms see a plain binary matrix (:func:`as_binary_matrix` drops the attributes).
+    """
+
+    labels = None
+    test_matrix = None
+    test_labels = None
+
+    @classmethod
+    def wrap(cls, matrix, *, labels, test_matrix=None, test_labels=None) -> LabelledMatrix:
+        out = cls(matrix)
+        out.labels = np.asarray(labels)
+        if out.labels.shape != (matrix.shape[0],):
+            raise DataError(f"{out.labels.size} labels for {matrix.shape[0]} rows")
+        out.test_matrix = test_matrix
+        out.test_labels = None if test_labels is None else np.asarray(test_labels)
+        return out
 
 
 def as_binary_matrix(x) -> sp.csr_array:
@@ -315,6 +427,8 @@ def kind_of(x) -> str:
         return Kind.DEGREE_SEQUENCE
     if isinstance(x, Ranking):
         return Kind.RANKING
+    if isinstance(x, JointDegree):
+        return Kind.JOINT_DEGREE
     if sp.issparse(x):
         return Kind.BINARY_MATRIX
     if hasattr(x, "predict"):

@@ -4,6 +4,13 @@ A mechanism registered as ``k-anonymity`` or ``smooth-k-anonymity`` has each of 
 checked here; a release that fails is recorded as an error, never as a result. DP claims
 cannot be verified on one output: they are enforced by the ledger and tested by brute-force
 sensitivity checks and empirical neighbour tests (:mod:`privpub.testing`).
+
+Binary-matrix releases are checked on their own equivalence classes (rows with equal item
+sets; epasto2022 Def. 3.4 / 3.5, memory O(nnz)). A release that is a
+:class:`~privpub.types.KAnonymousMatrix` also carries evidence that is checked: its
+``clusters`` (each >= k rows, released equal, and for smooth k-anonymity every released item
+held by a strict majority of the cluster -- a tie is not a majority) and, with
+``suppression=True``, that it is a subset of the input (k-anonymity by suppression).
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ __all__ = [
     "row_classes",
     "is_k_anonymous",
     "is_smooth_k_anonymous",
+    "is_subset",
+    "cluster_violation",
 ]
 
 _VERIFIERS: dict[tuple[str, str], Callable] = {}
@@ -64,6 +73,31 @@ def is_k_anonymous(matrix, k: int) -> bool:
     return bool(counts.size == 0 or counts.min() >= k)
 
 
+def _majority_held(orig: sp.csr_array, rel: sp.csr_array, groups: np.ndarray) -> bool:
+    """Every released item of every row is held in ``orig`` by a strict majority of the
+    row's group (``groups``: a group id per row; every row of a group must be released
+    equal, which the callers check). Sparse throughout: memory O(nnz)."""
+    n_groups = int(groups.max()) + 1 if groups.size else 0
+    n = groups.size
+    members = sp.csr_array(
+        (np.ones(n, dtype=np.int64), (groups, np.arange(n))), shape=(n_groups, n)
+    )
+    support = sp.csr_array(members @ orig.astype(np.int64))  # group x item: holders
+    sizes = np.bincount(groups, minlength=n_groups)
+    row_size = np.repeat(sizes, np.diff(support.indptr))
+    majority = sp.csr_array(
+        ((2 * support.data > row_size).astype(np.int8), support.indices, support.indptr),
+        shape=support.shape,
+    )
+    majority.eliminate_zeros()
+    # one representative released row per group
+    first = np.full(n_groups, n, dtype=np.int64)
+    np.minimum.at(first, groups, np.arange(n, dtype=np.int64))
+    released = as_binary_matrix(rel[first])
+    backed = released.multiply(majority)
+    return int(sp.csr_array(backed).count_nonzero()) == released.nnz
+
+
 def is_smooth_k_anonymous(original, release, k: int) -> bool:
     """epasto2022 Def. 3.5: the release is k-anonymous and, within every equivalence class,
     each item given to the class is held by a strict majority of the class in the original
@@ -74,19 +108,43 @@ def is_smooth_k_anonymous(original, release, k: int) -> bool:
     orig, rel = as_binary_matrix(original), as_binary_matrix(release)
     if orig.shape != rel.shape:
         return False
+    return _majority_held(orig, rel, row_classes(rel))
+
+
+def is_subset(original, release) -> bool:
+    """Every 1-entry of ``release`` is a 1-entry of ``original`` (k-anonymity *by
+    suppression*, epasto2022 Def. 3.4, second condition)."""
+    orig, rel = as_binary_matrix(original), as_binary_matrix(release)
+    if orig.shape != rel.shape:
+        return False
+    return int(sp.csr_array(rel.multiply(orig)).count_nonzero()) == rel.nnz
+
+
+def cluster_violation(original, release, clusters, k: int, *, smooth: bool) -> str | None:
+    """Check a release against the clustering its mechanism reports; None if it holds, else
+    what is violated. Each cluster must have >= k rows, all its rows must be released equal,
+    and (``smooth``) every released item must be held by a strict majority of the cluster
+    in ``original`` (a tie is not a majority)."""
+    orig, rel = as_binary_matrix(original), as_binary_matrix(release)
+    clusters = np.asarray(clusters)
+    if clusters.shape != (rel.shape[0],) or not np.issubdtype(clusters.dtype, np.integer):
+        return f"the release's clusters are not one integer label per row ({clusters.shape})"
+    if clusters.size == 0:
+        return None
+    if clusters.min() < 0:
+        return "negative cluster labels"
+    _, groups = np.unique(clusters, return_inverse=True)
+    sizes = np.bincount(groups)
+    if sizes.min() < k:
+        return f"a cluster has {int(sizes.min())} < k = {k} rows"
     classes = row_classes(rel)
-    members = sp.csr_array(
-        (np.ones(classes.size), (classes, np.arange(classes.size))),
-        shape=(classes.max() + 1, classes.size),
-    )
-    support = (members @ orig.astype(float)).toarray()  # class x item: members holding the item
-    sizes = np.bincount(classes)
-    for c in range(sizes.size):
-        row = np.flatnonzero(classes == c)[0]
-        items = rel.indices[rel.indptr[row] : rel.indptr[row + 1]]
-        if np.any(2 * support[c, items] <= sizes[c]):
-            return False
-    return True
+    # rows of one cluster released equal: each cluster maps to exactly one release class
+    pairs = np.unique(np.stack([groups, classes]), axis=1)
+    if pairs.shape[1] != sizes.size:
+        return "rows of one cluster are released differently"
+    if smooth and orig.shape == rel.shape and not _majority_held(orig, rel, groups):
+        return "a released item is not held by a strict majority of its cluster"
+    return None
 
 
 @register_verifier(K_ANONYMITY, Kind.BINARY_MATRIX)
@@ -96,6 +154,15 @@ def _verify_k_binary(original, release, params):
         raise PrivpubError(
             f"release is not {k}-anonymous: some item set is held by fewer than {k} rows"
         )
+    if getattr(release, "suppression", False) and not is_subset(original, release):
+        raise PrivpubError(
+            "release claims k-anonymity by suppression but holds entries the input does not"
+        )
+    clusters = getattr(release, "clusters", None)
+    if clusters is not None:
+        problem = cluster_violation(original, release, clusters, k, smooth=False)
+        if problem:
+            raise PrivpubError(f"release is not {k}-anonymous by its own clusters: {problem}")
 
 
 @register_verifier(SMOOTH_K_ANONYMITY, Kind.BINARY_MATRIX)
@@ -105,3 +172,10 @@ def _verify_smooth_binary(original, release, params):
         raise PrivpubError(
             f"release is not smooth-{k}-anonymous (class size or majority rule violated)"
         )
+    clusters = getattr(release, "clusters", None)
+    if clusters is not None:
+        problem = cluster_violation(original, release, clusters, k, smooth=True)
+        if problem:
+            raise PrivpubError(
+                f"release is not smooth-{k}-anonymous by its own clusters: {problem}"
+            )

@@ -20,6 +20,7 @@ def toy_experiment(**overrides):
         "metrics": ["jaccard", "created_fraction"],
         "repetitions": 3,
         "plots": [{"x": "epsilon", "metric": "jaccard"}],
+        "noise_free": False,  # the twins have their own test (test_runner.py)
     }
     exp.update(overrides)
     return exp

@@ -1,7 +1,15 @@
-"""`python run.py` end to end (subprocesses, scale=smoke): the commands the README shows."""
+"""`python run.py` end to end (subprocesses, scale=smoke): what you run is what you get.
 
+One test per promise of issue 9: overrides always apply, a one-off run never changes the
+paper's figures, clean failures with the documented exit codes, grids that fit the data.
+"""
+
+import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,36 +20,191 @@ from experiments.tests.conftest import TOY
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args, cwd=None):
+def run(*args, cwd=None, env=None):
     return subprocess.run(
         [sys.executable, str(ROOT / "run.py"), *args, "progress=false"],
         capture_output=True,
         text=True,
         cwd=cwd or ROOT,
         timeout=600,
+        env=env,
     )
 
 
+def one_line_error(proc, code=2):
+    """The run failed with ``code`` and one clear line, no traceback."""
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("privpub: error:")]
+    assert len(errors) == 1, proc.stderr
+    return errors[0]
+
+
 @pytest.mark.slow
-def test_default_run_writes_rows_figures_and_report(tmp_path):
+def test_default_run_writes_rows_figures_claims_and_report(tmp_path):
     out = tmp_path / "res"
     proc = run(f"results_dir={out}", "scale=smoke", "n_jobs=2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "jaccard vs epsilon" in proc.stdout  # the summary table is printed
+    assert "jaccard_vs_epsilon: Jaccard similarity vs epsilon" in proc.stdout
     exp = out / "default" / "smoke"
     rows = ResultStore(exp / "store").load()
     assert set(rows["mechanism"]) == {"randomized_response_edge", "randomized_response_node"}
-    assert (exp / "jaccard_vs_epsilon.png").stat().st_size > 1000
-    assert (exp / "jaccard_vs_epsilon.pdf").exists()
+    for name in ("jaccard", "created_fraction", "suppressed_fraction"):  # every metric drawn
+        assert (exp / f"{name}_vs_epsilon.png").stat().st_size > 1000
+    meta = json.loads((exp / "meta.json").read_text())
+    # 2 mechanisms x 2 epsilons and a noise-free twin per mechanism, x 2 repetitions
+    assert meta["tasks"] == meta["ok"] == 12 and meta["variant"] is None
+    claims = json.loads((exp / "claims.json").read_text())
+    assert claims and all(c["verdict"] in ("held", "not held", "not evaluated") for c in claims)
     assert "default" in (out / "report.md").read_text()
+    assert (out / "report.html").exists()
     assert not (tmp_path / "outputs").exists()  # nothing written to the cwd
 
     again = run(f"results_dir={out}", "scale=smoke", cwd=tmp_path)  # resume: nothing to do
-    assert again.returncode == 0 and "0 task(s) ran" in again.stdout
+    assert again.returncode == 0 and "0 task(s) ran, 12 already stored" in again.stdout
+
+
+@pytest.mark.parametrize("scale", ["smoke", "small", "paper"])
+def test_command_line_grid_and_repetitions_beat_the_scale_block(tmp_path, scale):
+    proc = run(
+        f"scale={scale}",
+        "experiment.grid.epsilon=[0.3]",
+        "experiment.repetitions=2",
+        "experiment.mechanisms=[randomized_response_edge]",
+        f"results_dir={tmp_path}",
+        "plot=false",
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = ResultStore(tmp_path / "default" / scale / "store").load()
+    assert set(rows["epsilon"]) == {0.3} and set(rows["rep"]) == {0, 1}
+    assert set(rows["mechanism"]) == {"randomized_response_edge"}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["experiment.grid.epsilon=[0]"], "epsilon must be a finite number > 0"),
+        (["mechanism.epsilon=-1"], "epsilon must be a finite number > 0"),
+        (["experiment.metrics=[nope]"], "unknown metric 'nope'"),
+        (["experiment.metrics=[ks]"], "does not fit mechanism"),
+        (["mechanism.k=1"], "no selected mechanism takes k"),
+        (["+experiment.grid.thet=[1]"], "no selected mechanism takes grid parameter 'thet'"),
+        (["+experiment.repetition=3"], "unknown experiment key 'repetition'"),
+        (["+sed=1"], "unknown config key 'sed' (did you mean 'seed'?)"),
+        (["seed=-1"], "seed must be an integer >= 0, got -1"),
+        (["seed=abc"], "seed must be an integer >= 0, got 'abc'"),
+        (["seed=1.5"], "seed must be an integer >= 0, got 1.5"),
+        (["n_jobs=abc"], "n_jobs must be an integer >= 1 or -1"),
+        (["n_jobs=0"], "n_jobs must be an integer >= 1 or -1"),
+        (["executor=spark"], "unknown executor 'spark'"),
+        (["rerun=maybe"], "rerun must be true or false"),
+    ],
+)
+def test_bad_command_lines_fail_with_one_clear_line(tmp_path, args, message):
+    # checked before anything else, so also when every task is already stored
+    assert run("scale=smoke", f"results_dir={tmp_path}", "plot=false").returncode == 0
+    proc = run(*args, "scale=smoke", f"results_dir={tmp_path}")
+    assert message in one_line_error(proc)
+
+
+def test_unwritable_results_dir_is_one_line(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    proc = run("scale=smoke", f"results_dir={blocker / 'res'}")
+    assert "cannot be written" in one_line_error(proc)
+
+
+def test_hydra_config_errors_keep_hydras_message_and_exit_2(tmp_path):
+    proc = run("experiment=no_such", f"results_dir={tmp_path}")
+    assert proc.returncode == 2
+    assert "no_such" in proc.stderr and "default" in proc.stderr  # Hydra lists the options
+
+
+def test_one_off_dataset_draws_a_variant_and_skips_cells_that_cannot_apply(tmp_path):
+    common = ["experiment=day2016_fig3", "scale=smoke", f"results_dir={tmp_path}"]
+    assert run(*common).returncode == 0  # the experiment's own figure
+    own = tmp_path / "day2016_fig3" / "smoke"
+    before = (own / "l1_vs_epsilon.png").read_bytes()
+    proc = run(*common, "dataset=karate", "mechanism=truncation")
+    # theta = 64 >= |V| = 34 cannot apply to karate: skipped with the reason, not failed
+    assert proc.returncode == 0, proc.stderr
+    # theta 64 at both epsilons and its noise-free twin, x 2 repetitions
+    assert "6 skipped (not applicable)" in proc.stdout and "needs theta < |V|" in proc.stdout
+    variant = own / "variants" / "dataset=karate__mechanism=truncation"
+    assert (variant / "l1_vs_epsilon.png").exists()
+    assert "Skipped tasks" in (variant / "summary.md").read_text()
+    assert (own / "l1_vs_epsilon.png").read_bytes() == before  # the paper figure is untouched
+    redraw = run(*common)  # the experiment's own figure lists the one-off cells, not draws them
+    assert redraw.returncode == 0
+    assert "karate / Truncation" in (own / "summary.md").read_text()  # under other stored cells
+    assert (own / "l1_vs_epsilon.png").read_bytes() == before
+    assert "karate" not in json.dumps(json.loads((own / "meta.json").read_text()))
+
+
+def test_failing_cells_exit_1_keep_the_rest_and_are_listed_once(tmp_path):
+    out = tmp_path / "res"
+    proc = run(
+        f"plugins=[{TOY}]",
+        "scale=smoke",
+        f"results_dir={out}",
+        "plot=false",
+        "experiment.mechanisms=[{name: toy_drop, params: {fail_at: 8}}]",
+    )
+    assert proc.returncode == 1
+    # 2 reps of the cell at epsilon 8 and of its noise-free twin, each listed once
+    assert (proc.stdout + proc.stderr).count("deliberate failure at epsilon=8") == 4
+    assert "Traceback" not in proc.stderr
+    rows = ResultStore(out / "default" / "smoke" / "store").load()
+    assert set(rows["epsilon"]) == {1}
+
+
+def test_ctrl_c_stops_stores_what_finished_and_says_how_to_resume(tmp_path):
+    args = [sys.executable, str(ROOT / "run.py"), f"plugins=[{TOY}]", "scale=smoke",
+            f"results_dir={tmp_path}", "progress=false", "plot=false", "n_jobs=2",
+            "experiment.mechanisms=[{name: toy_sleep, params: {duration: 1.0}, "
+            "grid: {tag: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}}]",
+            "~experiment.grid", "experiment.metrics=[jaccard]",
+            "experiment.plots=[{x: tag, metric: jaccard}]"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    store = tmp_path / "default" / "smoke" / "store"
+    deadline = time.monotonic() + 120
+    while (not list(store.glob("part-*.parquet")) and proc.poll() is None
+           and time.monotonic() < deadline):
+        time.sleep(0.2)  # wait until some work is stored (flushes follow finished tasks)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    line = next(x for x in err.splitlines() if x.startswith("privpub: interrupted:"))
+    assert "of 24 tasks stored in" in line and "rerun the same command to resume" in line
+    done = int(line.split("interrupted: ")[1].split(" of ")[0])
+    assert 0 < done < 24
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{done} already stored" in resumed.stdout
+
+
+def test_missing_data_file_fails_once_before_running(tmp_path):
+    empty = tmp_path / "no_data"
+    empty.mkdir()
+    args = ["experiment=epasto2022_fig3c", "dataset=adult_binary", f"data_dir={empty}",
+            f"results_dir={tmp_path / 'res'}", "scale=smoke"]
+    line = one_line_error(run(*args))
+    assert "adult" in line
+    proc = run(*args)
+    assert "adult/adult.data.gz" in proc.stderr and "archive.ics.uci.edu" in proc.stderr
+    assert str(empty) in proc.stderr and "FAILED" not in proc.stdout + proc.stderr
+    assert not (tmp_path / "res" / "epasto2022_fig3c" / "smoke" / "store").exists()
+    # inside a multirun: the same one line, and the sweep exits 2
+    multi = run("-m", *args, "mechanism.epsilon=1,2")
+    assert multi.returncode == 2 and "Traceback" not in multi.stderr
+    assert multi.stderr.count(line) == 2  # each job says it once
+    assert "2 job(s) stopped by an error" in multi.stderr
 
 
 @pytest.mark.slow
-def test_multirun_with_joblib_launcher_shares_one_store(tmp_path):
+def test_multirun_with_joblib_launcher_draws_the_union_of_its_jobs(tmp_path):
     out = tmp_path / "res"
     proc = run(
         "-m",
@@ -56,73 +219,11 @@ def test_multirun_with_joblib_launcher_shares_one_store(tmp_path):
     rows = ResultStore(out / "epasto2022_fig3c" / "smoke" / "store").load()
     got = set(zip(rows["dataset"], rows["epsilon"], strict=True))
     assert got == {(d, e) for d in ("sbm_small", "sbm_epasto") for e in (0.5, 2)}
-    assert (out / "epasto2022_fig3c" / "smoke" / "jaccard_vs_epsilon.png").exists()
-
-
-def test_failing_cells_exit_nonzero_and_keep_the_rest(tmp_path):
-    out = tmp_path / "res"
-    proc = run(
-        f"plugins=[{TOY}]",
-        "scale=smoke",
-        f"results_dir={out}",
-        "plot=false",
-        "experiment.mechanisms=[{name: toy_drop, params: {fail_at: 8}}]",
-    )
-    assert proc.returncode == 1
-    assert "deliberate failure at epsilon=8" in proc.stderr
-    rows = ResultStore(out / "default" / "smoke" / "store").load()
-    assert set(rows["epsilon"]) == {1}
-
-
-@pytest.mark.parametrize(
-    "args, message",
-    [
-        (["mechanism.epsilon=0"], "epsilon must be a finite number > 0"),
-        (["mechanism.epsilon=-1"], "epsilon must be a finite number > 0"),
-        (["experiment.metrics=[nope]"], "unknown metric 'nope'"),
-        (["experiment.metrics=[ks]"], "does not fit mechanism"),
-        (["mechanism.k=1"], "no selected mechanism takes k"),
-        (["executor=spark"], "unknown executor 'spark'"),
-    ],
-)
-def test_bad_command_lines_fail_with_a_clear_message(tmp_path, args, message):
-    proc = run(*args, "scale=smoke", f"results_dir={tmp_path}")
-    assert proc.returncode == 2, proc.stderr
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_unknown_dataset_or_mechanism_option_lists_the_choices(tmp_path):
-    proc = run("dataset=no_such", f"results_dir={tmp_path}")
-    assert proc.returncode != 0
-    assert "no_such" in proc.stderr and "sbm_small" in proc.stderr
-
-
-def test_slurm_launcher_config_composes():
-    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
-    from hydra import compose, initialize_config_dir
-
-    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
-        cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
-    assert cfg.hydra.launcher.timeout_min == 240
-    assert "SlurmLauncher" in cfg.hydra.launcher._target_
-
-
-def test_missing_data_file_fails_once_before_running(tmp_path):
-    empty = tmp_path / "no_data"
-    empty.mkdir()
-    proc = run(
-        "experiment=epasto2022_fig3c",
-        "dataset=adult_binary",
-        f"data_dir={empty}",
-        f"results_dir={tmp_path / 'res'}",
-        "scale=smoke",
-    )
-    assert proc.returncode == 2
-    assert proc.stderr.count("adult/adult.data.gz") >= 1
-    assert "archive.ics.uci.edu" in proc.stderr and str(empty) in proc.stderr
-    assert "FAILED" not in proc.stdout + proc.stderr  # no task ran
-    assert not (tmp_path / "res" / "epasto2022_fig3c").exists()
+    variant = out / "epasto2022_fig3c" / "smoke" / "variants"
+    (figure_dir,) = variant.iterdir()
+    assert figure_dir.name == "dataset=sbm_small,sbm_epasto__mechanism.epsilon=0.5,2"
+    meta = json.loads((figure_dir / "meta.json").read_text())
+    assert meta["cells"] == 8 and meta["ok"] == meta["tasks"]  # 4 cells and their twins
 
 
 @pytest.mark.slow
@@ -133,11 +234,20 @@ def test_multirun_job_with_failures_ends_nonzero_without_losing_other_jobs(tmp_p
         f"plugins=[{TOY}]",
         "scale=smoke",
         f"results_dir={out}",
-        "plot=false",
         "experiment.mechanisms=[{name: toy_drop, params: {fail_at: 8}}]",
         "mechanism.epsilon=8,1",
     )
-    assert proc.returncode != 0
-    assert "deliberate failure at epsilon=8" in proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("deliberate failure at epsilon=8") == 4  # once per task (+ twin)
     rows = ResultStore(out / "default" / "smoke" / "store").load()
     assert set(rows["epsilon"]) == {1}  # the job after the failing one still ran
+
+
+def test_slurm_launcher_config_composes():
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
+    assert cfg.hydra.launcher.timeout_min == 240
+    assert "SlurmLauncher" in cfg.hydra.launcher._target_

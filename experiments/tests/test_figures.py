@@ -25,7 +25,8 @@ def test_plot_spec_layout_and_files(tmp_path):
         assert (out / f"{stem}.png").stat().st_size > 1000
         assert (out / f"{stem}.pdf").exists()
     # default layout: a panel per dataset (options make a dataset distinct), series as lines
-    first, second = text.split("## jaccard vs epsilon")[1:]
+    first, second = text.split("## ")[1:3]
+    assert first.startswith("jaccard_vs_epsilon: Jaccard similarity vs epsilon")
     assert 'sbm_small (n_rows=64)' in first and "toy_drop" in first
     # panel: null, hue: dataset: one table row per dataset, no panel level
     assert "__all__" not in second and "toy_drop" not in second
@@ -74,9 +75,11 @@ def test_tables_ccdf_best_over_and_range(tmp_path):
         assert (out / f"{stem}.png").stat().st_size > 1000
     # best over theta: one line, theta = 1 (less noise) chosen at both epsilons
     assert "toy_noisy_histogram (best theta)" in text and "theta=50" not in text.split("##")[1]
-    # where: only theta = 50 (the reference mechanism has no theta); a reference level
-    where = text.split("## l1 vs epsilon")[3]
-    assert "toy_noisy_histogram" in where and "true" not in where.split("reference")[0]
+    # where: only theta = 50; the reference mechanism takes no theta, so it stays (a dashed
+    # level); and a reference line from another metric
+    where = text.split("## where:")[1].split("\n## ")[0]
+    assert "toy_noisy_histogram" in where and "theta=1" not in where
+    assert "true" in where
     assert "reference line n: 34" in where
     # the table: our |V| beside the paper's
     table = (out / "tab.csv").read_text()
@@ -107,3 +110,34 @@ def test_plot_specs_are_checked_before_running():
     ]:
         with pytest.raises(ConfigError, match=message):
             resolve_experiment(toy_experiment(plots=[bad]), scale="paper")
+
+
+def test_titles_name_their_metric_and_a_failing_claim_reaches_the_report(tmp_path, monkeypatch):
+    """Built from a constructed store: the paper claims toy_copy (Jaccard 1) is beaten."""
+    import json
+
+    import plots.lines
+
+    titles = {}
+    original = plots.lines.save_figure
+
+    def capture(fig, out_stem):
+        titles[out_stem.name] = fig.get_suptitle()
+        return original(fig, out_stem)
+
+    monkeypatch.setattr(plots.lines, "save_figure", capture)
+    claim = {"id": "drop_beats_copy", "text": "dropping beats copying", "source": "Sec 9",
+             "kind": "compare", "metric": "jaccard", "series": "toy_drop", "than": "toy_copy",
+             "per": ["dataset"], "where": {"epsilon": 4}}
+    exp = toy_experiment(repetitions=1, claims=[claim],
+                         plots=[{"x": "epsilon", "metric": "jaccard"}])
+    spec = resolve_experiment(exp, scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    draw_experiment(spec, tmp_path)
+    assert "Jaccard similarity vs epsilon" in titles["jaccard_vs_epsilon"]
+    assert "created entries vs epsilon" in titles["created_fraction_vs_epsilon"]  # automatic
+    (result,) = json.loads((tmp_path / "toy" / "paper" / "claims.json").read_text())
+    assert result["verdict"] == "not held" and result["groups"][0]["other"] == 1.0
+    report = (tmp_path / "report.md").read_text()
+    assert "drop_beats_copy" in report and "not held" in report
+    assert "not held" in (tmp_path / "report.html").read_text()

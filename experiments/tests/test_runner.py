@@ -9,12 +9,12 @@ from experiments.spec import resolve_experiment
 from experiments.store import ResultStore
 from experiments.tests.conftest import TOY, toy_experiment
 
-VOLATILE = ["seconds", "peak_mb", "written_at", "code_version"]
+VOLATILE = ["seconds", "task_seconds", "cpu_seconds", "peak_mb", "written_at", "code_version"]
 
 
 def _rows(tmp, spec, **kw):
     summary = run_experiment(spec, results_dir=tmp, progress=False, plugins=(TOY,), **kw)
-    frame = ResultStore(summary.store).load(include_errors=True)
+    frame = ResultStore(summary.store).load(statuses=None)
     frame = (
         frame.drop(columns=VOLATILE).sort_values(["cell", "rep", "metric"]).reset_index(drop=True)
     )
@@ -47,18 +47,104 @@ def test_resume_after_interrupt_computes_only_missing(tmp_path):
     spec = resolve_experiment(exp, scale="paper")
     INTERRUPT["armed"] = True
     try:
-        with pytest.raises(KeyboardInterrupt):
-            run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+        summary = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
     finally:
         INTERRUPT["armed"] = False
-    stored = ResultStore(tmp_path / "toy" / "paper" / "store").completed(spec.metrics)
-    assert 0 < len(stored) < 12  # interrupted part-way, the finished work kept
+    assert summary.interrupted
+    stored = ResultStore(tmp_path / "toy" / "paper" / "store").tasks(spec.metrics)
+    assert 0 < len(stored) < 12 and summary.n_done == len(stored)  # the finished work kept
 
     summary, resumed = _rows(tmp_path, spec)
-    assert summary.n_skipped == len(stored)
-    assert summary.n_ok == 12 - len(stored)
+    assert summary.n_stored == len(stored)
+    assert summary.n_ok == 12 - len(stored) and summary.n_recomputed == 0
     _, fresh = _rows(tmp_path / "fresh", spec)
     pd.testing.assert_frame_equal(resumed, fresh)
+
+
+def test_another_seed_is_computed_not_reused(tmp_path):
+    spec = resolve_experiment(toy_experiment(), scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    summary = run_experiment(spec, results_dir=tmp_path, progress=False, seed=1, plugins=(TOY,))
+    assert summary.n_stored == 0 and summary.n_ok == spec.n_tasks
+    summary = run_experiment(spec, results_dir=tmp_path, progress=False, seed=0, plugins=(TOY,))
+    assert summary.n_stored == spec.n_tasks and summary.n_ok == 0
+
+
+def test_cells_that_cannot_apply_are_skipped_not_failed(tmp_path):
+    exp = toy_experiment(mechanisms=["toy_copy"], grid={"k": [2, 100000]})
+    spec = resolve_experiment(exp, scale="paper")
+    summary, frame = _rows(tmp_path, spec)
+    assert not summary.failed and summary.n_not_applicable == 3 and summary.n_ok == 3
+    assert "skipped 3 task(s): toy_copy on sbm_small: k = 100000 > 128 rows" in summary.describe()
+    assert set(frame["status"]) == {"ok", "skipped"}
+    again = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    assert again.n_stored == 6 and again.n_ok == again.n_not_applicable == 0  # not retried
+
+
+PLUGIN = """
+import numpy as np
+from privpub.noise import laplace_mechanism
+from privpub.registry import EDGE_DP, register_mechanism
+from privpub.types import Kind, as_binary_matrix
+
+
+@register_mechanism("edited_mech", input_kind=Kind.BINARY_MATRIX,
+                    output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP)
+def edited_mech(matrix, *, epsilon, rng, ledger=None):
+    \"\"\"A plugin the test edits.\"\"\"
+    laplace_mechanism(0.0, sensitivity=SENSITIVITY, epsilon=epsilon, rng=rng, ledger=ledger)
+    return as_binary_matrix(matrix)
+"""
+
+
+def _plugin(tmp_path, monkeypatch, sensitivity, doc="A plugin the test edits."):
+    import importlib
+    import sys
+
+    from privpub import registry
+
+    path = tmp_path / "plug" / "edited_plugin.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(PLUGIN.replace("SENSITIVITY", str(sensitivity)).replace(
+        "A plugin the test edits.", doc))
+    monkeypatch.syspath_prepend(str(path.parent))
+    registry._MECHANISMS.pop("edited_mech", None)
+    sys.modules.pop("edited_plugin", None)
+    importlib.invalidate_caches()
+    importlib.import_module("edited_plugin")
+
+
+def test_editing_a_mechanism_recomputes_its_cells(tmp_path, monkeypatch):
+    exp = toy_experiment(mechanisms=["edited_mech", "toy_copy"], grid={"epsilon": [1, 2]})
+    _plugin(tmp_path, monkeypatch, sensitivity=1)
+    spec = resolve_experiment(exp, scale="paper")
+    first = run_experiment(spec, results_dir=tmp_path / "r", progress=False, plugins=(TOY,))
+    assert first.n_ok == 9
+    _plugin(tmp_path, monkeypatch, sensitivity=1, doc="Docstrings and comments are not code.")
+    same = run_experiment(spec, results_dir=tmp_path / "r", progress=False, plugins=(TOY,))
+    assert same.n_ok == 0 and same.n_stored == 9
+    _plugin(tmp_path, monkeypatch, sensitivity=2)  # a real change: the sensitivity
+    again = run_experiment(spec, results_dir=tmp_path / "r", progress=False, plugins=(TOY,))
+    assert again.n_recomputed == again.n_ok == 6 and again.n_stored == 3  # toy_copy reused
+    assert again.changed_files == ["edited_plugin.py"]
+    assert "6 recomputed: code changed in edited_plugin.py" in again.describe()
+    rows = ResultStore(again.store).load()
+    ledgers = rows[rows["mechanism"] == "edited_mech"]["ledger"]
+    assert ledgers.str.contains('"sensitivity": 2').all()
+
+
+def test_relabelling_reuses_rows_and_applies_the_new_label(tmp_path):
+    from experiments.figures import draw_experiment
+
+    exp = toy_experiment(mechanisms=[{"name": "toy_drop", "label": "old name"}], repetitions=1)
+    spec = resolve_experiment(exp, scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    exp["mechanisms"] = [{"name": "toy_drop", "label": "new name"}]
+    spec = resolve_experiment(exp, scale="paper")
+    summary = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    assert summary.n_ok == 0 and summary.n_stored == 4
+    text = draw_experiment(spec, tmp_path)
+    assert "new name" in text and "old name" not in text
 
 
 def test_failing_cell_keeps_the_others(tmp_path):
@@ -72,7 +158,7 @@ def test_failing_cell_keeps_the_others(tmp_path):
     assert (frame[frame["status"] == "error"]["epsilon"] == 2).all()
     # a rerun retries only the failures
     summary2, _ = _rows(tmp_path, spec)
-    assert summary2.n_tasks == 3 and summary2.n_skipped == 12
+    assert summary2.n_ok == 0 and len(summary2.failures) == 3 and summary2.n_stored == 12
 
 
 @pytest.mark.parametrize(
@@ -84,8 +170,9 @@ def test_failing_cell_keeps_the_others(tmp_path):
     ],
 )
 def test_privacy_and_kind_claims_are_checked(tmp_path, mechanism, message):
+    grid = {} if mechanism == "toy_wrong_kind" else {"epsilon": [1]}
     spec = resolve_experiment(
-        toy_experiment(mechanisms=[mechanism], grid={"epsilon": [1]}, repetitions=1), scale="paper"
+        toy_experiment(mechanisms=[mechanism], grid=grid, repetitions=1), scale="paper"
     )
     summary, frame = _rows(tmp_path, spec)
     assert summary.failed
@@ -109,3 +196,91 @@ def test_dask_executor_matches_loky(tmp_path):
     _, seq = _rows(tmp_path / "a", spec, n_jobs=1)
     _, dask = _rows(tmp_path / "b", spec, n_jobs=2, executor="dask")
     pd.testing.assert_frame_equal(seq, dask)
+
+
+def test_noise_free_twins_run_the_same_code_with_zero_noise(tmp_path):
+    """Each DP series gets a twin at its largest epsilon with every noise primitive drawing
+    zero: stored as not private, never drawn as a series, summarised beside the noisy one."""
+    from experiments.figures import draw_experiment
+
+    spec = resolve_experiment(toy_experiment(repetitions=2, noise_free=True), scale="paper")
+    twins = [c for c in spec.cells if c.noise_free]
+    assert [(c.mechanism, c.params) for c in twins] == [("toy_drop", {"epsilon": 4})]
+    assert twins[0].seed_identity == next(
+        c for c in spec.cells if c.params == {"epsilon": 4} and not c.noise_free).seed_identity
+    summary, frame = _rows(tmp_path, spec)
+    assert not summary.failed
+    free = frame[frame["noise_free"].astype(bool)]
+    assert set(free["privacy"]) == {"none"} and free["caveat"].str.contains("noise").all()
+    noisy = frame[~frame["noise_free"].astype(bool) & (frame["mechanism"] == "toy_drop")]
+    assert set(noisy["privacy"]) == {"edge-DP"}
+    # toy_drop's Laplace count is exact without noise (its drops are not privacy noise)
+    counts = free[free["metric"] == "info/noisy_count"]["value"]
+    assert (counts == counts.round()).all()
+    draw_experiment(spec, tmp_path)
+    text = (tmp_path / "toy" / "paper" / "summary.md").read_text()
+    assert "## The noise-free limit" in text and "| toy_drop | jaccard | 4 |" in text
+    assert "toy_drop" in text.split("## The noise-free limit")[1]
+    no_twins = resolve_experiment(toy_experiment(), scale="paper")
+    assert not any(c.noise_free for c in no_twins.cells)
+
+
+def test_a_task_another_experiment_computed_is_read_not_recomputed(tmp_path):
+    """Same cell, seed, repetition and code in another experiment's store: copied, with
+    exactly the numbers this run would compute; a parameter written out at its default
+    names the same cell."""
+    first = resolve_experiment(toy_experiment(name="first"), scale="paper")
+    run_experiment(first, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    exp = toy_experiment(
+        name="second",
+        mechanisms=[{"name": "toy_drop", "label": "drop", "params": {"fail_at": None}},
+                    {"name": "toy_copy", "grid": {"tag": [0, 1]}}],
+    )
+    second = resolve_experiment(exp, scale="paper")
+    summary = run_experiment(second, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    # toy_drop's 4 cells and toy_copy at tag 0 (its default) are first's: 15 of 18 tasks
+    assert (summary.n_shared, summary.n_ok) == (15, 3)
+    assert "15 already stored (15 from other experiments)" in summary.describe()
+    copied = ResultStore(summary.store).load()
+    assert set(copied["experiment"]) == {"second"} and "drop" in set(copied["label"])
+    _, fresh = _rows(tmp_path / "fresh", second)
+    mine = copied.drop(columns=VOLATILE).sort_values(["cell", "rep", "metric"])
+    assert np.allclose(mine["value"].to_numpy(), fresh["value"].to_numpy(), equal_nan=True)
+
+
+def test_dask_executor_against_a_scheduler_address(tmp_path):
+    """`executor=dask dask_address=tcp://...`: the documented path to a cluster."""
+    distributed = pytest.importorskip("dask.distributed")
+    spec = resolve_experiment(toy_experiment(repetitions=2), scale="paper")
+    _, local = _rows(tmp_path / "a", spec, n_jobs=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        summary, remote = _rows(tmp_path / "b", spec, executor="dask",
+                                dask_address=cluster.scheduler_address)
+    assert summary.n_ok == spec.n_tasks
+    pd.testing.assert_frame_equal(local, remote)
+
+
+def _run_in_process(args):
+    results_dir, order = args
+    from experiments.tests.conftest import toy_experiment as make
+    from privpub.registry import load_plugins
+
+    load_plugins([TOY])
+    spec = resolve_experiment(make(repetitions=4), scale="paper")
+    if order:
+        spec.cells.reverse()
+    run_experiment(spec, results_dir=results_dir, progress=False, plugins=(TOY,),
+                   flush_seconds=0.0)
+
+
+def test_processes_writing_one_store_at_once_lose_and_duplicate_nothing(tmp_path):
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        pool.map(_run_in_process, [(tmp_path, i % 2) for i in range(3)])
+    spec = resolve_experiment(toy_experiment(repetitions=4), scale="paper")
+    rows = ResultStore(tmp_path / "toy" / "paper" / "store").load()
+    keys = rows[["cell", "rep", "metric"]]
+    assert not keys.duplicated().any()
+    assert len(rows.drop_duplicates(["cell", "rep"])) == spec.n_tasks

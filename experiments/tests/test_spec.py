@@ -63,7 +63,7 @@ def test_per_dataset_grid():
         ({"datasets": ["karate"]}, "takes binary_matrix input"),
         ({"datasets": [{"name": "sbm_small", "nonsense": 3}]}, "has no option nonsense"),
         ({"mechanisms": ["toy_drop"], "grid": {}}, "needs epsilon"),
-        ({"grid": {"epsilon": [1], "k": [1]}}, "k must be an integer >= 2"),
+        ({"grid": {"epsilon": [1], "k": [0]}}, "k must be an integer >= 1"),
         ({"grid": {"epsilon": [1], "k": [2.5]}}, "k must be an integer"),
         ({"grid": {"epsilon": [1], "depth": [-1]}}, "depth must be an integer >= 0"),
     ],
@@ -115,3 +115,104 @@ def test_command_line_dataset_names_the_same_cells_and_keeps_the_entry_grid():
     assert {c.params.get("epsilon") for c in picked.cells} == {9, None}
     changed = resolve_experiment(exp, scale="paper", dataset={**cli, "n_rows": 64})
     assert all(c.dataset_options == {"n_rows": 64} for c in changed.cells)
+
+
+# --------------------------------------------------------------- the command line always wins
+def _scaled():
+    return toy_experiment(
+        datasets=["sbm_small", {"name": "sbm_epasto", "grid": {"epsilon": [9]}}],
+        mechanisms=[{"name": "toy_drop", "label": "drop", "grid": {"epsilon": [7]}}, "toy_copy"],
+        scales={"smoke": {"grid": {"epsilon": [1, 2]}, "repetitions": 2,
+                          "mechanisms": {"toy_copy": {"params": {"tag": 3}}}}},
+    )
+
+
+@pytest.mark.parametrize("scale", ["smoke", "small", "paper"])
+def test_command_line_beats_the_scale_block_and_every_grid(scale):
+    spec = resolve_experiment(
+        _scaled(), scale=scale, overrides={"grid.epsilon": [0.3], "repetitions": 4}
+    )
+    eps = {c.params.get("epsilon") for c in spec.cells if c.mechanism == "toy_drop"}
+    assert eps == {0.3} and spec.repetitions == 4  # beats the entry's and the dataset's grid
+
+
+def test_command_line_can_replace_the_mechanism_list_at_any_scale():
+    spec = resolve_experiment(_scaled(), scale="smoke", overrides={"mechanisms": ["toy_drop"]})
+    assert {c.mechanism for c in spec.cells} == {"toy_drop"}
+
+
+def test_a_bad_override_value_is_an_error_at_smoke_too():
+    with pytest.raises(ConfigError, match="epsilon must be a finite number > 0"):
+        resolve_experiment(_scaled(), scale="smoke", overrides={"grid.epsilon": [0]})
+    with pytest.raises(ConfigError, match="repetitions must be an integer"):
+        resolve_experiment(_scaled(), scale="smoke", overrides={"repetitions": "many"})
+
+
+def test_unknown_keys_and_grid_parameters_are_errors():
+    with pytest.raises(ConfigError, match="unknown experiment key 'repetition'.*'repetitions'"):
+        resolve_experiment(_scaled(), scale="smoke", overrides={"repetition": 3})
+    with pytest.raises(ConfigError, match="no selected mechanism takes grid parameter 'thet'"):
+        resolve_experiment(_scaled(), scale="smoke", overrides={"grid.thet": [1]})
+    with pytest.raises(ConfigError, match="no mechanism takes grid parameter 'tehta'"):
+        resolve_experiment(toy_experiment(grid={"epsilon": [1], "tehta": [2]}), scale="paper")
+    with pytest.raises(ConfigError, match="unknown key"):
+        resolve_experiment(toy_experiment(mechanisms=[{"name": "toy_drop", "lable": "x"}]))
+    with pytest.raises(ConfigError, match="scale block cannot set notes"):
+        resolve_experiment(toy_experiment(scales={"smoke": {"notes": "x"}}), scale="smoke")
+
+
+def test_scale_blocks_patch_mechanisms_so_base_additions_run_at_every_scale():
+    exp = _scaled()
+    exp["mechanisms"].append({"name": "toy_drop", "label": "added", "params": {"fail_at": 99}})
+    smoke = resolve_experiment(exp, scale="smoke")
+    assert {c.label for c in smoke.cells} == {"drop", "toy_copy", "added"}
+    assert [c.params for c in smoke.cells if c.mechanism == "toy_copy"] == [{"tag": 3}] * 2
+    dropped = dict(exp, scales={"smoke": {"mechanisms": {"added": {"drop": True}}}})
+    assert "added" not in {c.label for c in resolve_experiment(dropped, scale="smoke").cells}
+    with pytest.raises(ConfigError, match="patches mechanisms by label"):
+        resolve_experiment(dict(exp, scales={"smoke": {"mechanisms": ["toy_copy"]}}), scale="smoke")
+    with pytest.raises(ConfigError, match="matches no entry"):
+        resolve_experiment(dict(exp, scales={"smoke": {"mechanisms": {"nope": {}}}}), scale="smoke")
+
+
+def test_dataset_options_without_a_name_apply_to_the_datasets_that_have_them():
+    spec = resolve_experiment(toy_experiment(), scale="paper", dataset={"name": None, "n_rows": 64})
+    assert {c.dataset_options.get("n_rows") for c in spec.cells} == {64}
+    with pytest.raises(ConfigError, match="no dataset of the experiment has option lcc"):
+        resolve_experiment(toy_experiment(), scale="paper", dataset={"name": None, "lcc": True})
+
+
+def test_added_mechanisms_join_the_experiments_own():
+    spec = resolve_experiment(toy_experiment(), scale="paper",
+                              add_mechanisms=[{"name": "toy_drop", "label": "mine",
+                                               "params": {"fail_at": 99}}])
+    assert {c.label for c in spec.cells} == {"toy_drop", "toy_copy", "mine"}
+
+
+def test_every_metric_gets_a_figure():
+    spec = resolve_experiment(toy_experiment(), scale="paper")
+    drawn = {p["metric"] for p in spec.plots if p.get("kind", "lines") == "lines"}
+    assert drawn == {"jaccard", "created_fraction"}
+    assert [p for p in spec.plots if p.get("auto")] == [
+        {"x": "epsilon", "metric": "created_fraction", "auto": True}
+    ]
+
+
+def test_spec_round_trips_through_json():
+    import json
+
+    from experiments.spec import ExperimentSpec
+
+    spec = resolve_experiment(toy_experiment(), scale="paper")
+    back = ExperimentSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
+    assert [c.cell_id for c in back.cells] == [c.cell_id for c in spec.cells]
+    assert back.labels == spec.labels and back.plots == spec.plots
+
+
+def test_k_is_the_anonymity_parameter_only_for_k_anonymous_mechanisms():
+    exp = {"name": "t", "datasets": ["gaussian_mixture"], "mechanisms": ["mondrian"],
+           "grid": {"k": [1]}, "metrics": ["emd"], "plots": []}
+    with pytest.raises(ConfigError, match="k must be an integer >= 2"):
+        resolve_experiment(exp, scale="paper")
+    exp["grid"] = {"k": [2]}
+    assert resolve_experiment(exp, scale="paper").cells

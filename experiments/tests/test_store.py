@@ -4,10 +4,12 @@ from experiments.seeding import canonical, seed_sequence, stable_hash
 from experiments.store import ResultStore
 
 
-def _row(cell, rep, metric, value, status="ok", t=0.0, **extra):
+def _row(cell, rep, metric, value, status="ok", t=0.0, seed=0, code="c1", **extra):
     return {
         "cell": cell,
+        "base_seed": seed,
         "rep": rep,
+        "code_hash": code,
         "metric": metric,
         "value": value,
         "status": status,
@@ -16,15 +18,43 @@ def _row(cell, rep, metric, value, status="ok", t=0.0, **extra):
     }
 
 
-def test_latest_row_wins_and_success_supersedes_failure(tmp_path):
+def test_latest_attempt_of_a_task_wins_entirely(tmp_path):
     store = ResultStore(tmp_path)
     store.write([_row("a", 0, "", math.nan, status="error", t=1), _row("b", 0, "m", 1.0, t=1)])
     store.write([_row("a", 0, "m", 2.0, t=2), _row("b", 0, "m", 3.0, t=2)])
-    frame = store.load(include_errors=True)
+    frame = store.load(statuses=None)
     assert sorted(frame["value"]) == [2.0, 3.0]
     assert (frame["status"] == "ok").all()
-    assert store.completed(["m"]) == {("a", 0), ("b", 0)}
-    assert store.completed(["m", "other"]) == set()
+    assert store.tasks(["m"]) == {("a", 0, 0): "c1", ("b", 0, 0): "c1"}
+    assert store.tasks(["m", "other"]) == {}
+    # a later failure (say, after a code change) supersedes a stored success
+    store.write([_row("b", 0, "", math.nan, status="error", t=3, code="c2")])
+    assert set(store.load()["cell"]) == {"a"}
+    assert set(store.load(statuses=("error",))["cell"]) == {"b"}
+    assert ("b", 0, 0) not in store.tasks(["m"])
+
+
+def test_tasks_are_keyed_by_base_seed_and_skips_count_as_done(tmp_path):
+    store = ResultStore(tmp_path)
+    store.write([_row("a", 0, "m", 1.0, seed=0), _row("a", 0, "m", 5.0, seed=1, code="c2")])
+    store.write([_row("s", 0, "", math.nan, status="skipped", error="theta >= |V|")])
+    assert store.tasks(["m"]) == {("a", 0, 0): "c1", ("a", 1, 0): "c2", ("s", 0, 0): "c1"}
+    assert sorted(store.load()["value"]) == [1.0, 5.0]
+
+
+def test_code_fingerprints_are_remembered(tmp_path):
+    store = ResultStore(tmp_path)
+    store.record_code({"c1": {"mechanisms.a": "x"}})
+    store.record_code({"c2": {"mechanisms.a": "y"}})
+    assert store.code_modules() == {"c1": {"mechanisms.a": "x"}, "c2": {"mechanisms.a": "y"}}
+
+
+def test_stores_written_before_base_seed_existed_still_load(tmp_path):
+    store = ResultStore(tmp_path)
+    store.write([{"cell": "a", "rep": 0, "metric": "m", "value": 1.0, "status": "ok",
+                  "written_at": 1.0}])
+    assert len(store.load()) == 1
+    assert store.tasks(["m"]) == {("a", -1, 0): None}  # never matches a real seed: recomputed
 
 
 def test_mixed_parameter_types_are_storable(tmp_path):
@@ -37,7 +67,7 @@ def test_mixed_parameter_types_are_storable(tmp_path):
 
 def test_empty_store_and_damaged_part(tmp_path):
     store = ResultStore(tmp_path / "none")
-    assert store.load().empty and store.completed(["m"]) == set()
+    assert store.load().empty and store.tasks(["m"]) == {}
     good = ResultStore(tmp_path)
     good.write([_row("a", 0, "m", 1.0)])
     (tmp_path / "part-zzz.parquet").write_bytes(b"not parquet")

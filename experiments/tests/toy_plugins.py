@@ -6,6 +6,7 @@ register them too.
 
 import numpy as np
 
+from privpub.errors import NotApplicableError
 from privpub.noise import laplace_mechanism
 from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
 from privpub.types import DegreeHistogram, Kind, Release, as_binary_matrix
@@ -23,7 +24,10 @@ INTERRUPT = {"armed": False}
 )
 def toy_copy(matrix, *, rng, tag: int = 0, k: int = 2, depth: int = 0):
     """Return the input unchanged (the cheapest possible cell; ``tag``, ``k`` and ``depth``
-    only make cells and exercise the parameter checks)."""
+    only make cells and exercise the parameter checks). ``k`` above the number of rows
+    cannot apply (like k-anonymity with k > rows): the cell is skipped."""
+    if k > matrix.shape[0]:
+        raise NotApplicableError(f"k = {k} > {matrix.shape[0]} rows")
     return matrix
 
 
@@ -91,3 +95,18 @@ def toy_noisy_histogram(graph, *, epsilon, rng, ledger=None, theta: int = 1):
         counts, sensitivity=theta, epsilon=epsilon, rng=rng, ledger=ledger, label="histogram"
     )
     return DegreeHistogram(noisy)
+
+
+@register_mechanism(
+    "toy_sleep",
+    input_kind=Kind.BINARY_MATRIX,
+    output_kind=Kind.BINARY_MATRIX,
+    privacy=NO_PRIVACY,
+    role="reference",
+)
+def toy_sleep(matrix, *, rng, duration: float = 0.5, tag: int = 0):
+    """Return the input after ``duration`` seconds: a run long enough to interrupt."""
+    import time
+
+    time.sleep(duration)
+    return matrix

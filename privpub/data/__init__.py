@@ -25,13 +25,17 @@ Modules
 """
 
 # Importing the catalogue modules (graphs, tables, binary, synthetic) registers their datasets.
+from privpub.data import samples as _samples  # noqa: E402,F401  (registers <graph>_bfs)
 from privpub.data.binary import one_hot
 from privpub.data.files import ENV_VAR, FileSpec, resolve_data_dir
 from privpub.data.graphs import graph_from_edge_list, largest_connected_component
 from privpub.data.registry import (
     DatasetSpec,
+    FileStatus,
+    check_dataset_files,
     dataset_files,
     dataset_names,
+    file_status,
     get_dataset_spec,
     load_dataset,
     register_dataset,
@@ -48,6 +52,9 @@ __all__ = [
     "dataset_names",
     "get_dataset_spec",
     "dataset_files",
+    "check_dataset_files",
+    "file_status",
+    "FileStatus",
     "register_dataset",
     "graph_from_edge_list",
     "largest_connected_component",

@@ -32,6 +32,8 @@ __all__ = [
     "resolve_data_dir",
     "sha256_of",
     "verify_file",
+    "check_hash",
+    "HashMismatch",
     "ensure_file",
     "clear_hash_cache",
 ]
@@ -131,6 +133,66 @@ def sha256_of(path: str | os.PathLike, *, uncompress: bool = False) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+@dataclass(frozen=True)
+class HashMismatch:
+    """Why a file failed its hash check (see :func:`check_hash`).
+
+    Attributes
+    ----------
+    expected, actual : str
+        The sha256 the file should have and the one it has.
+    content_expected, content_actual : str or None
+        For a ``.gz`` file with a known content hash: the expected sha256 of the uncompressed
+        content and the one found (or why it could not be read).
+    size : int
+        The file's size in bytes (``FileSpec.size`` is the expected one).
+    """
+
+    expected: str
+    actual: str
+    size: int
+    content_expected: str | None = None
+    content_actual: str | None = None
+
+    def describe(self, spec: FileSpec) -> str:
+        """One line: expected and actual hashes (and sizes)."""
+        text = (f"expected sha256 {self.expected}, got {self.actual} "
+                f"({self.size:,} bytes; expected {spec.size:,})")
+        if self.content_expected:
+            text += (f"; uncompressed content: expected sha256 {self.content_expected}, "
+                     f"got {self.content_actual}")
+        return text
+
+
+def check_hash(path: str | os.PathLike, spec: FileSpec) -> HashMismatch | None:
+    """Check ``path`` against ``spec``'s sha256 without raising.
+
+    Returns None when the file matches (the result is cached once per process per file
+    version), else a :class:`HashMismatch` with the expected and the actual hashes.
+    A ``.gz`` file whose uncompressed content has ``spec.content_sha256`` matches too.
+    """
+    path = Path(path)
+    st = path.stat()
+    key = (str(path.resolve()), spec.sha256, st.st_mtime_ns, st.st_size)
+    with _LOCK:
+        if key in _VERIFIED:
+            return None
+    actual = sha256_of(path)
+    ok = actual == spec.sha256
+    content = None
+    if not ok and spec.content_sha256:
+        try:
+            content = sha256_of(path, uncompress=True)
+        except (OSError, EOFError, gzip.BadGzipFile, ValueError) as exc:
+            content = f"unreadable as gzip ({exc})"
+        ok = content == spec.content_sha256
+    if not ok:
+        return HashMismatch(spec.sha256, actual, st.st_size, spec.content_sha256, content)
+    with _LOCK:
+        _VERIFIED[key] = True
+    return None
+
+
 def verify_file(path: str | os.PathLike, spec: FileSpec) -> None:
     """Check ``path`` against ``spec``'s sha256 (once per process per file version).
 
@@ -140,32 +202,14 @@ def verify_file(path: str | os.PathLike, spec: FileSpec) -> None:
         If the file's hash (and, for a ``.gz`` file with a known content hash, the hash of
         its content) differs from the expected one.
     """
-    path = Path(path)
-    st = path.stat()
-    key = (str(path.resolve()), spec.sha256, st.st_mtime_ns, st.st_size)
-    with _LOCK:
-        if key in _VERIFIED:
-            return
-    actual = sha256_of(path)
-    ok = actual == spec.sha256
-    detail = (f"expected sha256 {spec.sha256}, got {actual} "
-              f"({st.st_size:,} bytes; expected {spec.size:,})")
-    if not ok and spec.content_sha256:
-        try:
-            content = sha256_of(path, uncompress=True)
-        except (OSError, EOFError, gzip.BadGzipFile, ValueError) as exc:
-            content = f"unreadable as gzip ({exc})"
-        ok = content == spec.content_sha256
-        detail += f"; uncompressed content: expected sha256 {spec.content_sha256}, got {content}"
-    if not ok:
+    bad = check_hash(path, spec)
+    if bad is not None:
         raise DataError(
-            f"corrupt data file {path}: its sha256 does not match ({detail}). "
+            f"corrupt data file {Path(path)}: its sha256 does not match ({bad.describe(spec)}). "
             f"Replace it with a good copy from {spec.download_url or spec.url}"
             + (" (delete it and load with allow_download=True to have privpub fetch it)."
                if spec.download_url else ".")
         )
-    with _LOCK:
-        _VERIFIED[key] = True
 
 
 # --------------------------------------------------------------------------- fetching

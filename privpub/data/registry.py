@@ -18,8 +18,8 @@ from typing import Any
 
 import scipy.sparse as sp
 
-from privpub.data.files import FileSpec, ensure_file
-from privpub.errors import PrivpubError, UnknownNameError
+from privpub.data.files import FileSpec, HashMismatch, check_hash, ensure_file, resolve_data_dir
+from privpub.errors import DataError, PrivpubError, UnknownNameError
 from privpub.types import Graph, Kind, Table
 from privpub.validation import check_rng
 
@@ -30,6 +30,9 @@ __all__ = [
     "get_dataset_spec",
     "dataset_files",
     "load_dataset",
+    "FileStatus",
+    "file_status",
+    "check_dataset_files",
 ]
 
 
@@ -154,6 +157,240 @@ def dataset_files(
         ensure_file(f, data_dir=data_dir, allow_download=allow_download, dataset=spec.name)
         for f in spec.files
     )
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    """The state of one data file in the data directory (see :func:`file_status`).
+
+    Attributes
+    ----------
+    datasets : tuple of str
+        The datasets that read the file (e.g. ``adult`` and ``adult_binary`` share theirs).
+    path : str
+        Path relative to the data directory.
+    expected_path : pathlib.Path
+        Where the file is looked for.
+    status : str
+        ``present`` (sha256 checked), ``missing`` or ``corrupt``.
+    url : str
+        The publisher's official page or file.
+    download_url : str or None
+        A direct download of the same bytes or content (None: obtain it by hand).
+    size : int
+        Expected size in bytes.
+    mismatch : HashMismatch or None
+        For a corrupt file: the expected and the actual sha256.
+    spec : FileSpec
+        The file's spec (for :func:`privpub.data.files.ensure_file`).
+    """
+
+    datasets: tuple[str, ...]
+    path: str
+    expected_path: Path
+    status: str
+    url: str
+    download_url: str | None
+    size: int
+    mismatch: HashMismatch | None = None
+    spec: FileSpec | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def dataset(self) -> str:
+        """The dataset name(s), comma-separated."""
+        return ", ".join(self.datasets)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "present"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (for ``privpub data --json``)."""
+        out = {
+            "datasets": list(self.datasets),
+            "path": self.path,
+            "expected_path": str(self.expected_path),
+            "status": self.status,
+            "url": self.url,
+            "download_url": self.download_url,
+            "size": self.size,
+        }
+        if self.mismatch is not None:
+            out["expected_sha256"] = self.mismatch.expected
+            out["actual_sha256"] = self.mismatch.actual
+        return out
+
+
+def _real_files(names) -> dict[str, tuple[FileSpec, list[str]]]:
+    """{relative path: (spec, [datasets])} of the real datasets among ``names``, in order."""
+    files: dict[str, tuple[FileSpec, list[str]]] = {}
+    for name in names:
+        spec = get_dataset_spec(name)
+        if spec.synthetic:
+            continue
+        for f in spec.files:
+            entry = files.setdefault(f.path, (f, []))
+            if spec.name not in entry[1]:
+                entry[1].append(spec.name)
+    return files
+
+
+def _status(f: FileSpec, datasets, root: Path) -> FileStatus:
+    target = root / f.path
+    if not target.is_file():
+        status, mismatch = "missing", None
+    else:
+        mismatch = check_hash(target, f)
+        status = "present" if mismatch is None else "corrupt"
+    return FileStatus(tuple(sorted(datasets)), f.path, target, status, f.url, f.download_url,
+                      f.size, mismatch, f)
+
+
+def file_status(
+    names=None, *, data_dir: str | os.PathLike | None = None
+) -> list[FileStatus]:
+    """The state of every file of the real datasets among ``names`` (never raises for data).
+
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Dataset names; default every registered dataset. Synthetic ones have no files.
+    data_dir : str or path-like, optional
+        See :func:`privpub.data.resolve_data_dir`.
+
+    Returns
+    -------
+    list of FileStatus
+        One per distinct file (a file shared by several datasets is listed once), in the
+        order of ``names`` (sorted when not given). Present files are sha256-checked.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is not a registered dataset.
+    """
+    root = resolve_data_dir(data_dir)
+    names = dataset_names() if names is None else list(names)
+    return [_status(f, ds, root) for f, ds in _real_files(names).values()]
+
+
+def _problem_lines(st: FileStatus, error: str | None = None) -> list[str]:
+    what = "MISSING" if st.status == "missing" else "CORRUPT"
+    lines = [
+        f"  - {st.path}  [{what}]  (dataset{'s' if len(st.datasets) > 1 else ''} "
+        f"{st.dataset})",
+        f"      expected path:   {st.expected_path}",
+    ]
+    if st.mismatch is not None:
+        m = st.mismatch
+        lines.append(f"      expected sha256: {m.expected}")
+        lines.append(f"      actual sha256:   {m.actual}  ({m.size:,} bytes; expected "
+                     f"{st.size:,})")
+        if m.content_expected:
+            lines.append(f"      (uncompressed content: expected sha256 {m.content_expected}, "
+                         f"got {m.content_actual})")
+    lines.append(f"      official source: {st.url}")
+    if st.download_url:
+        how = {None: "", "gzip": ", then gzip it", "gunzip": ", then gunzip it"}[
+            st.spec.transform if st.spec is not None else None
+        ]
+        lines.append(f"      direct download: {st.download_url}{how}")
+    else:
+        lines.append("      direct download: none (obtain it from the official source)")
+    if st.spec is not None and st.spec.source:
+        lines.append(f"      stored copy:     {st.spec.source}")
+    if error:
+        lines.append(f"      download failed: {error}")
+    return lines
+
+
+def check_dataset_files(
+    names,
+    *,
+    data_dir: str | os.PathLike | None = None,
+    allow_download: bool = False,
+) -> None:
+    """Check every file of the real datasets among ``names``; report all problems at once.
+
+    Synthetic datasets need nothing and are not checked. With ``allow_download``, missing
+    files that have a direct download URL are fetched (hash-checked) first.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Dataset names (duplicates are fine).
+    data_dir : str or path-like, optional
+        See :func:`privpub.data.resolve_data_dir`.
+    allow_download : bool
+        Fetch missing files from their ``download_url`` (with pooch) instead of failing.
+
+    Raises
+    ------
+    DataError
+        One error naming *every* missing or corrupt file: its dataset(s), relative path,
+        expected absolute path, official URL, direct download URL when known and, for a
+        corrupt file, the expected and actual sha256; then one "To fix:" paragraph.
+    UnknownNameError
+        For a name that is not a registered dataset.
+    """
+    root = resolve_data_dir(data_dir)
+    problems: list[tuple[FileStatus, str | None]] = []
+    for f, datasets in _real_files(list(dict.fromkeys(names))).values():
+        st = _status(f, datasets, root)
+        error = None
+        if st.status == "missing" and allow_download and f.download_url:
+            try:
+                ensure_file(f, data_dir=root, allow_download=True, dataset=datasets[0])
+                continue
+            except DataError as exc:
+                error = str(exc)
+                st = _status(f, datasets, root)
+                if st.ok:
+                    continue
+        if not st.ok:
+            problems.append((st, error))
+    if not problems:
+        return
+
+    n_missing = sum(st.status == "missing" for st, _ in problems)
+    n_corrupt = len(problems) - n_missing
+    counts = " and ".join(
+        t for t in (f"{n_missing} missing" if n_missing else "",
+                    f"{n_corrupt} corrupt" if n_corrupt else "") if t
+    )
+    datasets = sorted({d for st, _ in problems for d in st.datasets})
+    where = "" if root.is_dir() else " (it does not exist)"
+    lines = [
+        f"{counts} data file(s) for dataset(s) {', '.join(datasets)} in data directory "
+        f"{root}{where}:"
+    ]
+    for st, error in problems:
+        lines.extend(_problem_lines(st, error))
+
+    fetchable = [st.path for st, _ in problems if st.download_url]
+    manual = [st.path for st, _ in problems if not st.download_url]
+    fix = [
+        "To fix: set the environment variable PRIVPUB_DATA_DIR (or pass data_dir=..., Hydra: "
+        "data_dir=...) to a directory that holds these files at the relative paths shown."
+    ]
+    if n_corrupt:
+        fix.append("Delete each corrupt file (or replace it with a good copy).")
+    if fetchable:
+        which = (f"all {len(fetchable)} of them" if len(fetchable) == len(problems) and
+                 len(fetchable) > 1 else f"{', '.join(fetchable)}")
+        fix.append(
+            f"allow_download=True (Hydra: allow_download=true) fetches {which} from the "
+            "direct download shown, hash-checked."
+        )
+    if manual:
+        fix.append(
+            f"The {len(manual)} file(s) without a direct download ({', '.join(manual)}) must "
+            "be obtained from their official source and placed at the expected path."
+        )
+    fix.append("`privpub data` shows the state of every data file; `privpub data --download` "
+               "fetches every file that has a direct download.")
+    lines.append(" ".join(fix))
+    raise DataError("\n".join(lines))
 
 
 def load_dataset(

@@ -269,3 +269,40 @@ def test_mechanisms_refuse_to_overspend_and_check_the_ledger_type():
     assert ledger.spent == pytest.approx(0.7) and len(ledger.entries) == 1
     with pytest.raises(PrivpubError, match="PrivacyLedger"):
         laplace_mechanism([0.0], sensitivity=1.0, epsilon=0.1, rng=rng(), ledger={"eps": 1})
+
+
+def test_noise_off_zeroes_every_primitive_and_picks_the_best_candidate():
+    from privpub.ledger import PrivacyLedger
+    from privpub.noise import (
+        cauchy_noise,
+        exponential_mechanism,
+        flip_count,
+        flips,
+        geometric_mechanism,
+        gumbel_noise,
+        heavy_tailed_noise,
+        is_noise_off,
+        laplace_mechanism,
+        noise_off,
+        weighted_laplace_mechanism,
+    )
+
+    rng = np.random.default_rng(0)
+    ledger = PrivacyLedger(10.0)
+    with noise_off():
+        assert is_noise_off()
+        assert (laplace_mechanism([1.0, 2.0], sensitivity=1, epsilon=1, rng=rng,
+                                  ledger=ledger) == [1.0, 2.0]).all()
+        assert (weighted_laplace_mechanism([3.0], weights=[2.0], sensitivity=1, epsilon=1,
+                                           rng=rng, ledger=ledger) == [3.0]).all()
+        assert (geometric_mechanism(np.array([5]), sensitivity=1, epsilon=1, rng=rng,
+                                    ledger=ledger) == [5]).all()
+        assert cauchy_noise(scale=2.0, rng=rng) == 0 and heavy_tailed_noise(scale=1, rng=rng) == 0
+        assert (gumbel_noise(rng=rng, size=3) == 0).all()
+        assert not flips(0.5, rng=rng, size=10).any() and flip_count(100, 0.5, rng=rng) == 0
+        picks = {exponential_mechanism([0.0, 3.0, 1.0], sensitivity=1, epsilon=0.01, rng=rng,
+                                       ledger=ledger) for _ in range(20)}
+        assert picks == {1}
+    assert not is_noise_off()
+    assert ledger.spent == pytest.approx(3 + 0.2)  # the budget is still spent and recorded
+    assert laplace_mechanism([1.0], sensitivity=1, epsilon=1, rng=rng)[0] != 1.0

@@ -1,0 +1,126 @@
+"""Speed of epasto2022's anonymisers on every matrix, and of the min-hash step.
+
+For each dataset: smooth k-anonymity (``mechanisms/smooth_k_anonymity.py``; non-smooth uses
+the same clustering and costs the same), the LSH heuristic where it applies, Mondrian
+(``baselines/mondrian_binary.py``) and the verifier, with the Jaccard / suppressed / created
+fractions of each release. Times are wall-clock seconds of one run after a warm-up on a toy
+matrix (numba's compilation is cached on disk and not counted). Targets (issue 10): Adult
+< 30 s, the 1024 x 1024 SBM < 5 s, DBLP-scale (317k rows) < 10 min with the LSH heuristic
+on 2 cores. Peak resident memory of the process is printed at the end (coarse: ru_maxrss).
+
+``--minhash`` compares the vectorised min-hash of :func:`minhash_signatures` (one random
+permutation of the columns per hash, ``np.minimum.reduceat`` over CSR rows) with
+datasketch's ``MinHash`` (``num_perm`` hashes per row, one Python object per row, fed the
+row's column ids as bytes) on the rows of the chosen dataset. datasketch is not a
+dependency: install it (``pip install datasketch``) to include it.
+
+    PRIVPUB_DATA_DIR=../shared/data python benchmarks/bench_epasto2022.py
+    python benchmarks/bench_epasto2022.py --datasets sbm_epasto adult_binary --k 8
+    python benchmarks/bench_epasto2022.py --minhash --minhash-dataset dblp_binary
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import numpy as np
+
+from baselines.mondrian_binary import mondrian_binary
+from mechanisms.smooth_k_anonymity import minhash_signatures, smooth_k_anonymity
+from metrics.sets import created_fraction, jaccard, suppressed_fraction
+from privpub.data import load_dataset
+from privpub.verify import verify_release
+
+DATASETS = ["sbm_epasto", "adult_binary", "playstore_binary", "dblp_binary",
+            "notredame_binary", "user_lists_standin"]
+#: LSH runs: (chunk_size, n_jobs) per dataset (user_lists' stand-in as in the experiments)
+LSH = {"dblp_binary": (100_000, 2), "notredame_binary": (100_000, 2),
+       "user_lists_standin": (20_000, 2)}
+
+
+def _load(name):
+    kw = {"rng": np.random.default_rng(0)} if name.startswith("sbm") else {}
+    return load_dataset(name, **kw)
+
+
+def _scores(m, out):
+    return (f"J={jaccard(m, out):.3f} S={suppressed_fraction(m, out):.3f} "
+            f"C={created_fraction(m, out):.3f}")
+
+
+def bench_dataset(name: str, k: int, n_orders: int) -> None:
+    m = _load(name)
+    print(f"{name}: {m.shape[0]} x {m.shape[1]}, {m.nnz} entries", flush=True)
+    runs = [("smooth", dict(chunk_size=None, n_jobs=1))]
+    if name in LSH:
+        chunk, jobs = LSH[name]
+        runs.append((f"smooth LSH chunk={chunk} n_jobs={jobs}",
+                     dict(chunk_size=chunk, n_jobs=jobs)))
+    for label, kw in runs:
+        t = time.perf_counter()
+        rel = smooth_k_anonymity(m, k=k, n_orders=n_orders, rng=np.random.default_rng(1), **kw)
+        sec = time.perf_counter() - t
+        t = time.perf_counter()
+        verify_release("smooth-k-anonymity", m, rel.value, {"k": k})
+        ver = time.perf_counter() - t
+        print(f"  {label:38s} {sec:8.2f} s  (verify {ver:.2f} s)  "
+              f"clusters={rel.info['n_clusters']} chunks={rel.info['n_chunks']}  "
+              f"{_scores(m, rel.value)}", flush=True)
+    t = time.perf_counter()
+    rel = mondrian_binary(m, k=k, rng=np.random.default_rng(1))
+    sec = time.perf_counter() - t
+    print(f"  {'mondrian':38s} {sec:8.2f} s  classes={rel.info['n_clusters']}  "
+          f"{_scores(m, rel.value)}", flush=True)
+
+
+def bench_minhash(name: str, n_hashes: int, max_rows: int | None) -> None:
+    m = _load(name)
+    if max_rows:
+        m = m[:max_rows]
+    t = time.perf_counter()
+    minhash_signatures(m, n_hashes, np.random.default_rng(0))
+    ours = time.perf_counter() - t
+    print(f"minhash on {name} ({m.shape[0]} rows, {m.nnz} entries, {n_hashes} hashes): "
+          f"vectorised numpy {ours:.3f} s", flush=True)
+    try:
+        from datasketch import MinHash
+    except ImportError:
+        print("  datasketch not installed: pip install datasketch to compare")
+        return
+    t = time.perf_counter()
+    for r in range(m.shape[0]):
+        mh = MinHash(num_perm=n_hashes, seed=1)
+        cols = m.indices[m.indptr[r] : m.indptr[r + 1]]
+        if cols.size:
+            mh.update_batch([int(c).to_bytes(4, "little") for c in cols])
+        mh.hashvalues  # noqa: B018 (the signature)
+    theirs = time.perf_counter() - t
+    print(f"  datasketch MinHash (update_batch per row) {theirs:.3f} s: "
+          f"{theirs / ours:.0f}x slower", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="*", default=DATASETS)
+    parser.add_argument("--k", type=int, default=8)
+    parser.add_argument("--n-orders", type=int, default=10)
+    parser.add_argument("--minhash", action="store_true", help="only the min-hash comparison")
+    parser.add_argument("--minhash-dataset", default="dblp_binary")
+    parser.add_argument("--minhash-rows", type=int, default=None)
+    args = parser.parse_args()
+    warm = (np.random.default_rng(0).random((40, 10)) < 0.3).astype(np.int8)
+    smooth_k_anonymity(warm, k=2, rng=np.random.default_rng(0))
+    mondrian_binary(warm, k=2, rng=np.random.default_rng(0))
+    if args.minhash:
+        bench_minhash(args.minhash_dataset, 8, args.minhash_rows)
+    else:
+        for name in args.datasets:
+            bench_dataset(name, args.k, args.n_orders)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory: {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""Speed of Pygmalion (sala2011) on AS and web-NotreDame, against the issue's targets.
+
+Measured (one core; the first call of every step is a warm-up for numba and is not counted;
+wall-clock seconds, median of ``--repeats`` calls):
+
+1. **LDRC + generation**: ``ldrc`` (dK-2 extraction, DRC noise, isotonic regression) then
+   ``synthesize`` (realizability repair and graph generation), at each epsilon, with the
+   ``auto`` generator (networkx's ``joint_degree_graph`` up to 2M edges, the compiled stub
+   matcher beyond) and with the stub matcher alone. Targets: AS < 30 s, web-NotreDame
+   < 10 min. The generated graph's L1 distance to its target JDM is printed (0 = exact).
+2. **dK-synthetic**: generation from the exact dK-2 series, networkx vs stub matching.
+3. **Sampled average path length** on web-NotreDame: 1,000 BFS sources (the metric's
+   default). Target < 60 s. The estimate and its standard error are printed next to a
+   4,096-source estimate.
+
+    python benchmarks/bench_sala2011.py [--data-dir DIR] [--repeats 1] \
+        [--datasets as_caida web_notredame] [--epsilons 5 10 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+from mechanisms.pygmalion import ldrc, synthesize
+from metrics.graph_structure import path_statistics
+from privpub.data import load_dataset
+from privpub.dk import generate_graph, joint_degree
+from privpub.errors import DataError
+
+TARGETS = {"as_caida": 30.0, "web_notredame": 600.0}
+
+
+def timed(func, repeats: int):
+    func()  # warm-up
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = func()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def bench_pipeline(graph, name: str, repeats: int, epsilons):
+    target = TARGETS.get(name)
+    for generator in ("auto", "stub_matching"):
+        for eps in epsilons:
+            rng = np.random.default_rng(0)
+
+            def run(eps=eps, generator=generator, rng=rng):
+                noisy = ldrc(graph, epsilon=eps, rng=rng)
+                return synthesize(noisy, rng=rng, generator=generator)
+
+            seconds, out = timed(run, repeats)
+            ok = "" if target is None else ("  OK" if seconds < target else "  SLOW")
+            print(
+                f"{name:14s} LDRC+generation eps={eps:<5g} {generator:13s} {seconds:8.2f} s"
+                f"  (target {target:.0f} s){ok}  -> {out.info['nodes']:.0f} nodes, "
+                f"{out.info['edges']:.0f} edges, L1 to target {out.info['generation_l1']:.0f}",
+                flush=True,
+            )
+
+
+def bench_dk_synthetic(graph, name: str, repeats: int):
+    jd = joint_degree(graph)
+    for generator in ("networkx", "stub_matching"):
+        seconds, (g, report) = timed(
+            lambda generator=generator: generate_graph(
+                jd, rng=np.random.default_rng(0), generator=generator
+            ),
+            repeats,
+        )
+        print(
+            f"{name:14s} dK-synthetic {generator:13s} {seconds:8.2f} s  "
+            f"({g.n_edges} edges, L1 to target {report.l1_to_target:.0f})",
+            flush=True,
+        )
+
+
+def bench_apl(graph, name: str, repeats: int):
+    seconds, stats = timed(lambda: path_statistics(graph, rng=np.random.default_rng(1)), repeats)
+    ok = "  OK" if seconds < 60 else "  SLOW"
+    print(
+        f"{name:14s} sampled APL (1000 sources) {seconds:8.2f} s (target 60 s){ok}: "
+        f"{stats['apl']:.4f} +- {stats['apl_se']:.4f} (se), diameter >= {stats['diameter']:.0f}",
+        flush=True,
+    )
+    start = time.perf_counter()
+    ref = path_statistics(graph, rng=np.random.default_rng(2), n_sources=4096)
+    print(
+        f"{name:14s} reference APL (4096 sources, {time.perf_counter() - start:.1f} s): "
+        f"{ref['apl']:.4f} +- {ref['apl_se']:.4f}; difference {stats['apl'] - ref['apl']:+.4f}",
+        flush=True,
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.environ.get("PRIVPUB_DATA_DIR"))
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--datasets", nargs="*", default=["as_caida", "web_notredame"])
+    parser.add_argument("--epsilons", nargs="*", type=float, default=[5.0, 10.0, 100.0])
+    args = parser.parse_args(argv)
+    for name in args.datasets:
+        try:
+            graph = load_dataset(name, data_dir=args.data_dir)
+        except DataError as exc:
+            print(f"{name}: skipped ({exc})")
+            continue
+        print(f"{name}: {graph.n_nodes} nodes, {graph.n_edges} edges", flush=True)
+        bench_pipeline(graph, name, args.repeats, args.epsilons)
+        bench_dk_synthetic(graph, name, args.repeats)
+        if name == "web_notredame":
+            bench_apl(graph, name, args.repeats)
+
+
+if __name__ == "__main__":
+    main()

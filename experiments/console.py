@@ -1,0 +1,557 @@
+"""The ``privpub`` console script: discover experiments, check the data, reproduce papers.
+
+::
+
+    privpub list [--paper KEY] [--scale S] [--json]     every experiment: figure, datasets
+                                                        (present?), tasks and time per scale
+    privpub data [--download] [--data-dir D] [--json]   every data file: present / missing /
+                                                        corrupt, with URLs; exit 1 if any is not
+    privpub reproduce PAPER|all [--scale S] [--run]     the one command that regenerates every
+                                                        figure and table of a paper
+
+``list`` counts tasks exactly as the runner does (``experiments.spec.resolve_experiment``) and
+reads measured times from ``<results_dir>/<experiment>/<scale>/meta.json`` when a run wrote
+one. Heavy modules (the data layer, the mechanism registry) are imported only by the
+subcommands that need them, so ``privpub --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["main", "PROJECT_ROOT", "experiment_table", "reproduce_command"]
+
+#: The checkout holding run.py and conf/ (the parent of the ``experiments`` package).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SCALES = ("smoke", "small", "paper")
+
+#: Exit codes: 0 ok, 1 data missing / run failed, 2 usage or config error.
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+# --------------------------------------------------------------------------- helpers
+def _conf_dir(arg: str | None) -> Path:
+    conf = Path(arg) if arg else PROJECT_ROOT / "conf"
+    if not (conf / "experiment").is_dir():
+        raise SystemExit(
+            f"privpub: no experiment configs in {conf / 'experiment'} (pass --conf-dir, or run "
+            "from an editable install of the privpub checkout: pip install -e .)"
+        )
+    return conf
+
+
+def _natural_key(text: str):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+_FIGURE = re.compile(r"_(fig|figure|table|tab)_?([0-9]+[a-z]?)$", re.IGNORECASE)
+
+
+def figure_of(name: str, exp: dict) -> str:
+    """The paper figure or table an experiment reproduces: its ``figure:`` key, else derived
+    from ``<paper>_<fig3c|table2>`` ("Fig. 3c", "Table 2"); "default" for the embedded one."""
+    if exp.get("figure"):
+        return str(exp["figure"])
+    m = _FIGURE.search(name)
+    if m:
+        kind = "Table" if m.group(1).lower().startswith("tab") else "Fig."
+        return f"{kind} {m.group(2)}"
+    return "default" if name == "default" else "-"
+
+
+def _paper_of(name: str, exp: dict) -> str:
+    return str(exp.get("paper") or name.split("_")[0])
+
+
+def _short_title(title: str, paper: str, figure: str) -> str:
+    """Drop a leading ``"<paper> <figure>: "`` (the columns already say it)."""
+    for prefix in (f"{paper} {figure}: ", f"{paper} {figure}. ", f"{paper} {figure} "):
+        if title.startswith(prefix):
+            return title[len(prefix):]
+    return title
+
+
+def _load_experiments(conf: Path) -> list[tuple[Path, dict | None, str | None]]:
+    import yaml
+
+    out = []
+    for path in sorted((conf / "experiment").glob("*.yaml"), key=lambda p: _natural_key(p.stem)):
+        try:
+            exp = yaml.safe_load(path.read_text())
+            if not isinstance(exp, dict):
+                raise ValueError("not a mapping")
+            out.append((path, exp, None))
+        except Exception as exc:  # a broken file is one row, not the end of the listing
+            out.append((path, None, f"cannot read {path.name}: {exc}"))
+    return out
+
+
+def _scale_datasets(exp: dict, scale: str) -> list[str]:
+    """Dataset names of the experiment at ``scale`` from the YAML alone (when resolution
+    fails, so that the data column still says something)."""
+    block = (exp.get("scales") or {}).get(scale) or {}
+    items = block.get("datasets", exp.get("datasets")) or []
+    if not isinstance(items, list):
+        items = [items]
+    names = [d if isinstance(d, str) else (d or {}).get("name") for d in items]
+    return [n for n in dict.fromkeys(names) if isinstance(n, str)]
+
+
+def _read_meta(results_dir: Path, name: str, scale: str) -> dict | None:
+    path = results_dir / name / scale / "meta.json"
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    seconds = meta.get("seconds") if isinstance(meta, dict) else None
+    if not isinstance(seconds, dict):
+        return None
+    out = {k: seconds.get(k) for k in ("total", "per_task")}
+    out["tasks"] = meta.get("tasks")
+    return out
+
+
+def _expected_seconds(meta: dict | None, tasks: int | None) -> float | None:
+    """per_task x the current task count; else the measured total."""
+    if not meta:
+        return None
+    per_task, total = meta.get("per_task"), meta.get("total")
+    if isinstance(per_task, (int, float)) and tasks is not None:
+        return float(per_task) * tasks
+    if isinstance(total, (int, float)):
+        return float(total)
+    return None
+
+
+def _fmt_seconds(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s < 60:
+        return f"{s:.1f} s" if s < 10 else f"{s:.0f} s"
+    if s < 3600:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def _data_dir_origin(data_dir: str | None) -> str:
+    if data_dir:
+        return "--data-dir"
+    if os.environ.get("PRIVPUB_DATA_DIR"):
+        return "$PRIVPUB_DATA_DIR"
+    return "user cache dir; set PRIVPUB_DATA_DIR or pass --data-dir"
+
+
+def _table(rows: list[list[str]], header: list[str], right: set[int] = frozenset(),
+           indent: str = "") -> list[str]:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(r):
+        cells = [str(c).rjust(w) if i in right else str(c).ljust(w)
+                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        return (indent + "  ".join(cells)).rstrip()
+
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+# --------------------------------------------------------------------------- list
+def experiment_table(
+    *,
+    conf_dir: str | os.PathLike | None = None,
+    results_dir: str | os.PathLike = "results",
+    data_dir: str | None = None,
+    paper: str | None = None,
+    scales: tuple[str, ...] = SCALES,
+) -> dict:
+    """Everything ``privpub list`` shows, as a JSON-ready dict.
+
+    ``{"data_dir", "data_dir_origin", "results_dir", "warnings", "experiments": [{name, paper,
+    figure, title, file, error, scales: {scale: {tasks, cells, repetitions, datasets: [{name,
+    synthetic, status}], data_ready, missing, measured, expected_seconds, error}}}]}``.
+    A failing resolution is that scale's ``error``; the other rows are still filled.
+    """
+    from experiments.spec import resolve_experiment
+    from privpub.data import file_status, get_dataset_spec, resolve_data_dir
+
+    conf = _conf_dir(None if conf_dir is None else str(conf_dir))
+    results = Path(results_dir)
+    warnings = []
+    entries, papers = [], set()
+    for path, exp, error in _load_experiments(conf):
+        name = (exp or {}).get("name") or path.stem
+        item = {
+            "name": name,
+            "paper": _paper_of(name, exp or {}),
+            "figure": figure_of(name, exp or {}),
+            "title": str((exp or {}).get("title") or ""),
+            "file": str(path),
+            "error": error,
+            "scales": {},
+        }
+        papers.add(item["paper"])
+        if paper and item["paper"] != paper:
+            continue
+        entries.append((item, exp))
+
+    if paper and not entries:
+        raise SystemExit(f"privpub: no experiment for paper {paper!r}; "
+                         f"papers: {', '.join(sorted(papers))}")
+
+    cache_file = results / ".cache" / f"list-{_source_key(conf)}.json"
+    try:
+        cached = json.loads(cache_file.read_text())
+    except (OSError, ValueError):
+        cached = {}
+    fresh = {}
+    loaded = False
+    needed: dict[tuple[str, str], list[str]] = {}
+    for item, exp in entries:
+        if exp is None:
+            continue
+        for scale in scales:
+            row: dict = {"tasks": None, "cells": None, "repetitions": None, "error": None}
+            hit = cached.get(f"{item['name']}/{scale}")
+            if hit is not None:
+                row.update({k: hit[k] for k in ("tasks", "cells", "repetitions", "error")})
+                names = hit["datasets"]
+            else:
+                if not loaded:  # once: a broken plugin module is one line, not N row errors
+                    loaded = True
+                    try:
+                        from privpub.registry import load_plugins
+
+                        load_plugins()
+                    except Exception as exc:
+                        warnings.append(f"loading the mechanism/metric modules failed: "
+                                        f"{type(exc).__name__}: {exc}")
+                try:
+                    spec = resolve_experiment(exp, scale=scale)
+                    row.update(cells=len(spec.cells), repetitions=spec.repetitions,
+                               tasks=len(spec.cells) * spec.repetitions)
+                    names = list(dict.fromkeys(c.dataset for c in spec.cells))
+                except Exception as exc:  # one row's error, the listing goes on
+                    row["error"] = f"{type(exc).__name__}: {exc}"
+                    names = _scale_datasets(exp, scale)
+            fresh[f"{item['name']}/{scale}"] = {
+                **{k: row[k] for k in ("tasks", "cells", "repetitions", "error")},
+                "datasets": names,
+            }
+            meta = _read_meta(results, item["name"], scale)
+            row["measured"] = meta
+            row["expected_seconds"] = _expected_seconds(meta, row["tasks"])
+            needed[(item["name"], scale)] = names
+            item["scales"][scale] = row
+
+    if fresh and fresh != {k: cached.get(k) for k in fresh} and not warnings:
+        with contextlib.suppress(OSError):
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            cache_file.write_text(json.dumps({**cached, **fresh}))
+
+    # data presence: every real file of every dataset shown, hash-checked once
+    all_names = sorted({n for names in needed.values() for n in names})
+    synthetic, known = {}, set()
+    for n in all_names:
+        try:
+            synthetic[n] = get_dataset_spec(n).synthetic
+            known.add(n)
+        except Exception:
+            synthetic[n] = None
+    statuses = file_status([n for n in all_names if n in known and not synthetic[n]],
+                           data_dir=data_dir)
+    bad_by_dataset: dict[str, list[str]] = {}
+    for st in statuses:
+        if not st.ok:
+            for d in st.datasets:
+                bad_by_dataset.setdefault(d, []).append(st.status)
+
+    def dataset_status(n: str) -> str:
+        if synthetic[n] is None:
+            return "unknown"
+        if synthetic[n]:
+            return "synthetic"
+        bad = bad_by_dataset.get(n)
+        return "present" if not bad else ("corrupt" if "corrupt" in bad else "missing")
+
+    for item, _ in entries:
+        for scale, row in item["scales"].items():
+            ds = [{"name": n, "synthetic": synthetic[n], "status": dataset_status(n)}
+                  for n in needed[(item["name"], scale)]]
+            row["datasets"] = ds
+            row["missing"] = [d["name"] for d in ds
+                              if d["status"] not in ("present", "synthetic")]
+            row["data_ready"] = not row["missing"]
+
+    return {
+        "data_dir": str(resolve_data_dir(data_dir)),
+        "data_dir_origin": _data_dir_origin(data_dir),
+        "results_dir": str(results),
+        "warnings": warnings,
+        "experiments": [item for item, _ in entries],
+    }
+
+
+def _source_key(conf: Path) -> str:
+    """What task counts depend on: the config files and the project's Python sources (their
+    sizes and modification times), so ``privpub list`` answers from its cache until one
+    changes."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(conf.rglob("*.yaml")):
+        digest.update(path.read_bytes())
+    for package in ("experiments", "privpub", "mechanisms", "baselines", "metrics"):
+        for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
+            stat = path.stat()
+            digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _data_cell(row: dict) -> str:
+    ds = row.get("datasets") or []
+    if not ds:
+        return "-"
+    if all(d["status"] == "synthetic" for d in ds):
+        return "synthetic"
+    if row["missing"]:
+        by_status: dict[str, list[str]] = {}
+        for d in ds:
+            if d["name"] in row["missing"]:
+                by_status.setdefault(d["status"], []).append(d["name"])
+        real = [d for d in ds if d["status"] != "synthetic"]
+        if len(by_status) == 1 and len(row["missing"]) == len(real) > 1:
+            return f"{next(iter(by_status))}: all {len(real)} real"  # named in `datasets`
+        return "; ".join(f"{k}: {', '.join(v)}" for k, v in by_status.items())
+    return "present"
+
+
+def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
+    header = ["experiment", "figure", "scale", "tasks", "cells x reps", "time", "data",
+              "datasets"]
+    right = {3, 4, 5}
+    blocks = []  # (paper, rows of the experiment, notes printed under them)
+    for item in table["experiments"]:
+        rows, notes = [], []
+        title = _short_title(item["title"], item["paper"], item["figure"])
+        if item["error"]:
+            rows.append([item["name"], item["figure"], "", "", "", "", "", ""])
+            notes.append(f"ERROR {item['error']}")
+        for i, scale in enumerate(scales if not item["error"] else ()):
+            row = item["scales"][scale]
+            if row["error"]:
+                tasks, cxr = "error", ""
+                notes.append(f"{scale}: {row['error']}")
+            else:
+                tasks, cxr = f"{row['tasks']:,}", f"{row['cells']:,} x {row['repetitions']}"
+            rows.append([item["name"] if i == 0 else "", item["figure"] if i == 0 else "",
+                         scale, tasks, cxr, _fmt_seconds(row["expected_seconds"]),
+                         _data_cell(row), ", ".join(d["name"] for d in row["datasets"])])
+        blocks.append((item["paper"], rows, [title, *notes] if title else notes))
+
+    all_rows = [header, *(r for _, rows, _ in blocks for r in rows)]
+    widths = [max(len(r[i]) for r in all_rows) for i in range(len(header))]
+    pad = " " * (2 + widths[0] + 2)
+
+    def line(r):
+        cells = [c.rjust(w) if i in right else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        return ("  " + "  ".join(cells)).rstrip()
+
+    print(f"data dir: {table['data_dir']} ({table['data_dir_origin']})", file=out)
+    print(f"results dir: {table['results_dir']} (time = measured seconds per task x tasks; "
+          "- = not measured yet)", file=out)
+    for warning in table.get("warnings", []):
+        print(f"WARNING: {warning}", file=out)
+    papers = sorted({p for p, _, _ in blocks})
+    for paper in papers:
+        mine = [(rows, notes) for p, rows, notes in blocks if p == paper]
+        print(f"\n{paper}  ({len(mine)} experiment{'s' if len(mine) != 1 else ''})", file=out)
+        print(line(header), file=out)
+        print(line(["-" * w for w in widths]), file=out)
+        for rows, notes in mine:
+            for r in rows:
+                print(line(r), file=out)
+            for note in notes:
+                print(pad + note, file=out)
+
+
+def _cmd_list(args, out) -> int:
+    scales = (args.scale,) if args.scale else SCALES
+    table = experiment_table(conf_dir=args.conf_dir, results_dir=args.results_dir,
+                             data_dir=args.data_dir, paper=args.paper, scales=scales)
+    if args.json:
+        json.dump(table, out, indent=2)
+        print(file=out)
+    else:
+        _print_list(table, scales, out)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- data
+def _status_table(statuses, out) -> None:
+    rows = [[st.dataset, st.path, st.status, str(st.expected_path)] for st in statuses]
+    print("\n".join(_table(rows, ["dataset(s)", "file", "status", "expected path"])), file=out)
+    counts: dict[str, int] = {}
+    for st in statuses:
+        counts[st.status] = counts.get(st.status, 0) + 1
+    print(f"{len(statuses)} file(s): "
+          + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), file=out)
+
+
+def _cmd_data(args, out) -> int:
+    from privpub.data import (
+        check_dataset_files,
+        dataset_names,
+        file_status,
+        get_dataset_spec,
+        resolve_data_dir,
+    )
+    from privpub.data.files import ensure_file
+    from privpub.errors import DataError
+
+    root = resolve_data_dir(args.data_dir)
+    real = [n for n in dataset_names() if not get_dataset_spec(n).synthetic]
+    statuses = file_status(real, data_dir=root)
+    fetched, failed = [], []
+    if args.download:
+        for st in statuses:
+            if st.status != "missing":
+                continue
+            if not st.download_url:
+                failed.append((st, f"no direct download; obtain it from {st.url}"))
+                continue
+            print(f"fetching {st.path} from {st.download_url} ...", file=out, flush=True)
+            try:
+                ensure_file(st.spec, data_dir=root, allow_download=True, dataset=st.datasets[0])
+                fetched.append(st)
+            except DataError as exc:
+                failed.append((st, str(exc)))
+        statuses = file_status(real, data_dir=root)
+
+    if args.json:
+        json.dump({"data_dir": str(root), "files": [s.to_dict() for s in statuses],
+                   "downloaded": [s.path for s in fetched],
+                   "not_downloaded": [{"path": s.path, "reason": r} for s, r in failed]},
+                  out, indent=2)
+        print(file=out)
+    else:
+        print(f"data dir: {root}  ({_data_dir_origin(args.data_dir)})"
+              + ("" if root.is_dir() else "  -- does not exist"), file=out)
+        _status_table(statuses, out)
+        if args.download:
+            print(f"downloaded {len(fetched)} file(s)" + (
+                ": " + ", ".join(s.path for s in fetched) if fetched else ""), file=out)
+            for st, reason in failed:
+                print(f"not downloaded: {st.path}: {reason}", file=out)
+        if any(not s.ok for s in statuses):
+            try:
+                check_dataset_files(real, data_dir=root)
+            except DataError as exc:
+                print("\n" + str(exc), file=out)
+    return EXIT_OK if all(s.ok for s in statuses) else EXIT_PROBLEMS
+
+
+# --------------------------------------------------------------------------- reproduce
+def reproduce_command(paper: str, scale: str, overrides=(), *, python: str = "python",
+                      run_py: str = "run.py") -> list[str]:
+    """The multirun that regenerates every figure and table of ``paper`` (or ``all``)."""
+    pattern = "glob(*,exclude=default)" if paper == "all" else f"glob({paper}_*)"
+    return [python, run_py, "-m", f"experiment={pattern}", f"scale={scale}", *overrides]
+
+
+def _cmd_reproduce(args, out) -> int:
+    conf = _conf_dir(args.conf_dir)
+    exps = [(p, e) for p, e, _ in _load_experiments(conf)]
+    papers = sorted({_paper_of((e or {}).get("name") or p.stem, e or {}) for p, e in exps})
+    if args.paper != "all":
+        mine = [p.stem for p, _ in exps if p.stem.startswith(f"{args.paper}_")]
+        if not mine:
+            print(f"privpub: no experiment file conf/experiment/{args.paper}_*.yaml; papers: "
+                  f"{', '.join(papers)} (or all)", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        mine = [p.stem for p, _ in exps if p.stem != "default"]
+    run_py = PROJECT_ROOT / "run.py"
+    here = Path.cwd().resolve() == PROJECT_ROOT
+    cmd = reproduce_command(args.paper, args.scale, args.overrides,
+                            run_py="run.py" if here else str(run_py))
+    print(shlex.join(cmd), file=out)
+    print(f"# {len(mine)} experiment(s): {', '.join(mine)}", file=out)
+    if not args.run:
+        return EXIT_OK
+    out.flush()
+    return subprocess.call([sys.executable, str(run_py), *cmd[2:]])
+
+
+# --------------------------------------------------------------------------- main
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="privpub",
+        description="Discover privpub's experiments, check the data directory, and print the "
+        "command that reproduces a paper. Experiments themselves run with `python run.py`.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce}")
+
+    ls = sub.add_parser("list", help="every experiment: paper figure, datasets (present?), "
+                        "task count and measured time per scale")
+    ls.add_argument("--paper", help="only this paper's experiments (e.g. day2016)")
+    ls.add_argument("--scale", choices=SCALES, help="only this scale (default: all three)")
+    ls.add_argument("--results-dir", default="results",
+                    help="where measured times are read (<dir>/<exp>/<scale>/meta.json)")
+    ls.add_argument("--data-dir", help="data directory (default $PRIVPUB_DATA_DIR, else the "
+                    "user cache dir)")
+    ls.add_argument("--json", action="store_true", help="machine-readable output")
+    ls.add_argument("--conf-dir", help=argparse.SUPPRESS)
+
+    data = sub.add_parser("data", help="check every real dataset's files (sha256); exit 1 if "
+                          "any is missing or corrupt")
+    data.add_argument("--download", action="store_true",
+                      help="fetch missing files that have a direct URL (hash-checked)")
+    data.add_argument("--data-dir", help="data directory (default $PRIVPUB_DATA_DIR, else the "
+                      "user cache dir)")
+    data.add_argument("--json", action="store_true", help="machine-readable output")
+
+    rep = sub.add_parser("reproduce", help="the one command that regenerates every figure and "
+                         "table of a paper (or of all papers)")
+    rep.add_argument("paper", help="paper key (e.g. day2016, qardaji2012) or 'all'")
+    rep.add_argument("--scale", choices=SCALES, default="paper",
+                     help="smoke | small | paper (default: paper)")
+    rep.add_argument("--run", action="store_true", help="run it now instead of printing it")
+    rep.add_argument("overrides", nargs="*",
+                     help="extra Hydra overrides appended to the command (e.g. n_jobs=2)")
+    rep.add_argument("--conf-dir", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv: list[str] | None = None, *, out=None) -> int:
+    """Entry point of the ``privpub`` console script; returns the exit code."""
+    out = sys.stdout if out is None else out
+    parser = _parser()
+    try:
+        with contextlib.redirect_stdout(out):  # --help goes to ``out`` (tests capture it)
+            args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, message on stderr)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help(out)
+        return EXIT_USAGE
+    handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce}[args.command]
+    try:
+        return handler(args, out)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+            return EXIT_USAGE
+        raise
+    except BrokenPipeError:  # `privpub list | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""The ``privpub`` console script (experiments/console.py), run in-process via ``main``."""
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from experiments import console
+from experiments.console import PROJECT_ROOT, figure_of, main
+from experiments.spec import resolve_experiment
+from privpub.data import DatasetSpec, FileSpec, registry
+from privpub.data import files as files_mod
+
+CONF = PROJECT_ROOT / "conf"
+EXPERIMENTS = sorted((CONF / "experiment").glob("*.yaml"))
+
+
+def run(*argv):
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+# --------------------------------------------------------------------------- list
+@pytest.fixture(scope="module")
+def listing():
+    code, text = run("list", "--json", "--results-dir", "/nonexistent-results")
+    assert code == 0
+    return json.loads(text)
+
+
+def test_list_json_has_every_experiment_with_the_runners_task_counts(listing):
+    rows = {e["name"]: e for e in listing["experiments"]}
+    assert len(EXPERIMENTS) > 1
+    for path in EXPERIMENTS:
+        exp = yaml.safe_load(path.read_text())
+        item = rows[exp["name"]]
+        assert item["paper"] == exp["paper"]
+        assert item["title"] == exp.get("title", "")
+        for scale in ("smoke", "small", "paper"):
+            row = item["scales"][scale]
+            try:
+                spec = resolve_experiment(exp, scale=scale)
+            except Exception as exc:  # the same error is shown on that row
+                assert row["tasks"] is None and type(exc).__name__ in row["error"]
+                continue
+            assert row["error"] is None
+            assert row["tasks"] == len(spec.cells) * spec.repetitions
+            assert (row["cells"], row["repetitions"]) == (len(spec.cells), spec.repetitions)
+            assert [d["name"] for d in row["datasets"]] == list(
+                dict.fromkeys(c.dataset for c in spec.cells)
+            )
+            assert row["expected_seconds"] is None  # nothing measured in that results dir
+
+
+def test_list_table_names_every_experiment_grouped_by_paper():
+    code, text = run("list", "--results-dir", "/nonexistent-results")
+    assert code == 0
+    for path in EXPERIMENTS:
+        exp = yaml.safe_load(path.read_text())
+        assert exp["name"] in text
+        assert f"\n{exp['paper']}  (" in text
+    assert "experiment" in text and "tasks" in text and "datasets" in text
+
+
+def _tiny_conf(tmp_path: Path) -> Path:
+    conf = tmp_path / "conf"
+    (conf / "experiment").mkdir(parents=True)
+    (conf / "experiment" / "toy2020_fig2b.yaml").write_text(
+        "# @package experiment\n"
+        "name: toy2020_fig2b\npaper: toy2020\ntitle: 'toy2020 Fig. 2b: a tiny SBM'\n"
+        "datasets: [sbm_small]\nmechanisms: [randomized_response_edge]\n"
+        "grid: {epsilon: [1, 2, 4]}\nmetrics: [jaccard]\nrepetitions: 5\n"
+        "scales:\n  smoke: {grid: {epsilon: [1]}, repetitions: 2}\n"
+        "  small: {datasets: [dblp_binary, sbm_small]}\n"
+    )
+    (conf / "experiment" / "toy2020_table1.yaml").write_text(
+        "name: toy2020_table1\npaper: toy2020\ndatasets: [karate]\n"
+        "mechanisms: [no_such_mechanism]\nmetrics: [jaccard]\n"
+    )
+    return conf
+
+
+def test_list_counts_times_data_and_errors_on_a_tiny_conf(tmp_path):
+    conf = _tiny_conf(tmp_path)
+    results = tmp_path / "results"
+    (results / "toy2020_fig2b" / "paper").mkdir(parents=True)
+    (results / "toy2020_fig2b" / "paper" / "meta.json").write_text(
+        json.dumps({"seconds": {"total": 9.0, "per_task": 0.5}, "tasks": 15})
+    )
+    code, text = run("list", "--json", "--conf-dir", str(conf), "--results-dir", str(results),
+                     "--data-dir", str(tmp_path / "no-data"))
+    assert code == 0
+    rows = {e["name"]: e for e in json.loads(text)["experiments"]}
+    fig = rows["toy2020_fig2b"]
+    assert fig["figure"] == "Fig. 2b"
+    s = fig["scales"]
+    # 1 or 3 epsilons, plus the noise-free twin at the largest one
+    assert (s["smoke"]["tasks"], s["small"]["tasks"], s["paper"]["tasks"]) == (4, 40, 20)
+    assert s["paper"]["expected_seconds"] == pytest.approx(0.5 * 20)
+    assert s["small"]["expected_seconds"] is None
+    assert s["smoke"]["data_ready"] and s["smoke"]["datasets"][0]["status"] == "synthetic"
+    assert s["small"]["missing"] == ["dblp_binary"] and not s["small"]["data_ready"]
+    table = rows["toy2020_table1"]
+    assert table["figure"] == "Table 1"
+    assert all("no_such_mechanism" in r["error"] for r in table["scales"].values())
+    assert table["scales"]["smoke"]["datasets"][0]["name"] == "karate"  # from the YAML
+
+    code, text = run("list", "--conf-dir", str(conf), "--results-dir", str(results),
+                     "--data-dir", str(tmp_path / "no-data"), "--scale", "paper")
+    assert code == 0
+    assert "a tiny SBM" in text and "toy2020 Fig. 2b:" not in text  # title, no prefix
+    assert "10 s" in text                     # 0.5 s per task x 20 tasks (twins included)
+    assert "no_such_mechanism" in text        # the failing row says why, the listing goes on
+    assert "smoke" not in text
+
+    code, text = run("list", "--conf-dir", str(conf), "--scale", "small",
+                     "--data-dir", str(tmp_path / "no-data"))
+    assert "missing: dblp_binary" in text
+
+
+def test_list_unknown_paper_is_a_usage_error(capsys):
+    code, _ = run("list", "--paper", "nosuchpaper2000")
+    assert code == 2
+    assert "day2016" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "name, exp, figure",
+    [("day2016_fig3", {}, "Fig. 3"), ("epasto2022_fig3c", {}, "Fig. 3c"),
+     ("day2016_table2", {}, "Table 2"), ("default", {}, "default"),
+     ("x2020_fig1", {"figure": "Fig. 1 (left)"}, "Fig. 1 (left)")],
+)
+def test_figure_of(name, exp, figure):
+    assert figure_of(name, exp) == figure
+
+
+# --------------------------------------------------------------------------- data
+CONTENT = {"f/one.txt": b"0 1\n", "f/two.txt.gz": b"not really gzip"}
+
+
+@pytest.fixture
+def fake_registry(monkeypatch):
+    """Only two fake real datasets (and karate, synthetic) are registered."""
+
+    def spec(path, download=True):
+        data = CONTENT[path]
+        return FileSpec(path, hashlib.sha256(data).hexdigest(), f"https://example.org/{path}",
+                        len(data), download_url=f"https://example.org/raw/{path}"
+                        if download else None)
+
+    fakes = {
+        "fake_one": DatasetSpec("fake_one", "graph", "", files=(spec("f/one.txt"),),
+                                loader=lambda p: p),
+        "fake_two": DatasetSpec("fake_two", "table", "",
+                                files=(spec("f/two.txt.gz", download=False),),
+                                loader=lambda p: p),
+        "karate": registry.get_dataset_spec("karate"),
+    }
+    monkeypatch.setattr(registry, "_DATASETS", fakes)
+    files_mod.clear_hash_cache()
+    return fakes
+
+
+def _fill(root: Path):
+    for path, data in CONTENT.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+
+
+def test_data_reports_every_missing_file_and_exits_1(fake_registry, tmp_path):
+    code, text = run("data", "--data-dir", str(tmp_path))
+    assert code == 1
+    for path in CONTENT:
+        assert f"{path}  missing" in text or f"{path}  [MISSING]" in text
+        assert str(tmp_path / path) in text
+        assert f"https://example.org/{path}" in text
+    assert "https://example.org/raw/f/one.txt" in text
+    assert "2 file(s): 2 missing" in text
+    assert "To fix:" in text
+    assert "karate" not in text                # synthetic: nothing to check
+
+
+def test_data_complete_dir_exits_0(fake_registry, tmp_path):
+    _fill(tmp_path)
+    code, text = run("data", "--data-dir", str(tmp_path))
+    assert code == 0, text
+    assert "2 file(s): 2 present" in text and "To fix" not in text
+
+
+def test_data_corrupt_file_and_json(fake_registry, tmp_path):
+    _fill(tmp_path)
+    (tmp_path / "f/one.txt").write_bytes(b"tampered")
+    code, text = run("data", "--data-dir", str(tmp_path), "--json")
+    assert code == 1
+    files = {f["path"]: f for f in json.loads(text)["files"]}
+    assert files["f/one.txt"]["status"] == "corrupt"
+    assert files["f/one.txt"]["actual_sha256"] == hashlib.sha256(b"tampered").hexdigest()
+    assert files["f/two.txt.gz"]["status"] == "present"
+
+
+def test_data_download_fetches_what_has_a_url(fake_registry, tmp_path, monkeypatch):
+    import pooch
+
+    def retrieve(url, known_hash=None, fname=None, path=None, **kw):
+        out = Path(path) / fname
+        out.write_bytes(CONTENT[url.split("/raw/", 1)[1]])
+        return str(out)
+
+    monkeypatch.setattr(pooch, "retrieve", retrieve)
+    code, text = run("data", "--data-dir", str(tmp_path), "--download")
+    assert code == 1                                   # f/two.txt.gz has no direct download
+    assert (tmp_path / "f/one.txt").read_bytes() == CONTENT["f/one.txt"]
+    assert "downloaded 1 file(s): f/one.txt" in text
+    assert "not downloaded: f/two.txt.gz: no direct download" in text
+    (tmp_path / "f/two.txt.gz").write_bytes(CONTENT["f/two.txt.gz"])
+    assert run("data", "--data-dir", str(tmp_path), "--download")[0] == 0
+
+
+# --------------------------------------------------------------------------- reproduce
+def test_reproduce_prints_the_glob_command():
+    code, text = run("reproduce", "qardaji2012", "--scale", "smoke")
+    assert code == 0
+    assert "-m 'experiment=glob(qardaji2012_*)' scale=smoke" in text.splitlines()[0]
+    assert "qardaji2012_fig1" in text
+    code, text = run("reproduce", "all", "n_jobs=2")
+    assert "-m 'experiment=glob(*,exclude=default)' scale=paper n_jobs=2" in text
+    assert run("reproduce", "nosuchpaper2000")[0] == 2
+
+
+def test_reproduce_glob_expands_to_the_papers_experiments():
+    """Hydra 1.3's sweep parser turns the printed override into one job per experiment file."""
+    from hydra import initialize_config_dir
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    def jobs(paper):
+        cmd = console.reproduce_command(paper, "smoke")
+        with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+            parser = OverridesParser.create(config_loader=GlobalHydra.instance().config_loader())
+            (batch,) = BasicSweeper.split_arguments(parser.parse_overrides(cmd[3:]), None)
+        return sorted(j[0].split("=", 1)[1] for j in batch)
+
+    stems = sorted(p.stem for p in EXPERIMENTS)
+    assert jobs("qardaji2012") == [s for s in stems if s.startswith("qardaji2012_")]
+    assert jobs("all") == [s for s in stems if s != "default"]
+
+
+# --------------------------------------------------------------------------- speed
+def test_help_imports_nothing_heavy():
+    code = (
+        "import sys, io; from experiments.console import main\n"
+        "out = io.StringIO(); assert main(['--help'], out=out) == 0\n"
+        "assert 'reproduce' in out.getvalue()\n"
+        "print(sorted(m for m in ('pandas', 'numba', 'matplotlib', 'scipy', 'privpub.data') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=PROJECT_ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_usage_errors_exit_2(capsys):
+    assert run("list", "--scale", "huge")[0] == 2
+    assert "invalid choice" in capsys.readouterr().err
+    assert run()[0] == 2  # no subcommand: the help, exit 2

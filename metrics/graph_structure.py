@@ -1,0 +1,394 @@
+"""Structure metrics of whole graphs and dK-2 series (sala2011 Table 1, Figs 3-7).
+
+Metrics on :class:`~privpub.types.JointDegree` releases (Figs 3-4, Table 1):
+
+=====================  ===========================================================  ======
+name                   what                                                         better
+=====================  ===========================================================  ======
+``dk2_distance``       Euclidean distance between the true and released dK-2 series  lower
+                       over the union of their cells (sala2011 Sec 3.3); also on
+                       graph releases (their dK-2 series are compared)
+``dk2_size``           number of cells listed (m, the "dK-2 size")                  --
+``dk2_nodes``          nodes implied, ``sum_k s_k / k`` (isolated nodes excluded)    --
+``dk2_edges``          edges, the sum of the counts (negative counts clipped)       --
+``dk2_max_degree``     largest degree with a positive count                          --
+=====================  ===========================================================  ======
+
+Metrics on :class:`~privpub.types.Graph` releases (Figs 5-7; the release is a synthetic
+graph, the truth the original):
+
+===============================  ===================================================  ======
+``degree_cdf_deviation``         max over d of ``|F_release(d) - F_truth(d)|``, F the   lower
+                                 degree CDF over nodes of degree >= 1 (the dK-2 model
+                                 has no isolated nodes)
+``assortativity``                degree assortativity r of the release (Newman 2002)    --
+``assortativity_error``          ``|r_release - r_truth|``                             lower
+``average_path_length``          mean shortest-path length over connected ordered       --
+                                 pairs: exact (BFS from every node) up to
+                                 :data:`EXACT_MAX_NODES` nodes, else from
+                                 :data:`APL_SOURCES` uniformly sampled sources
+``average_path_length_se``       its standard error (0 when exact)                      --
+``average_path_length_error``    ``|APL_release / APL_truth - 1|``                     lower
+``diameter``, ``radius``         of the largest component: exact up to                  --
+                                 :data:`EXACT_MAX_NODES` nodes; above, the diameter is
+                                 a lower bound (the largest eccentricity found by
+                                 sampled BFS and 4 double sweeps) and the radius an
+                                 upper bound (smallest sampled eccentricity)
+``graph_nodes``, ``graph_edges``, size of the release                                  --
+``graph_max_degree``
+===============================  ===================================================  ======
+
+Sampled average path length
+---------------------------
+With ``S`` sources drawn uniformly (with replacement) and a full BFS from each, the estimate
+is ``sum_s D_s / sum_s R_s`` (``D_s`` the sum of distances from ``s``, ``R_s`` the number of
+nodes it reaches), consistent for the mean over connected pairs; on a connected graph it is
+the mean of ``S`` i.i.d. per-source averages ``a_s in [1, diam]``, so by Hoeffding
+``|error| <= (diam - 1) sqrt(ln(2 / delta) / (2 S))`` with probability ``1 - delta``, and by
+the CLT the error is about ``sd(a_s) / sqrt(S)``, the reported standard error (delta
+method). With ``S = 1000`` it is about 1% of the APL on web-NotreDame, whose per-source
+averages are widely spread (``benchmarks/bench_sala2011.py``), and smaller on the others.
+The truth's APL is estimated once per process with a fixed seed (0) and
+``4 * APL_SOURCES`` sources.
+
+References
+----------
+.. [SZWZZ11] A. Sala et al. Sharing graphs using differentially private graph models. IMC
+   2011, Sec 3.3 (Euclidean dK-2 distance), Sec 5.1 (degree CDF, assortativity, APL).
+.. [N02] M. E. J. Newman. Assortative mixing in networks. PRL 89, 208701 (2002).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from numba import njit
+
+from metrics._checks import same_type
+from privpub.dk import dk2_euclidean, joint_degree, node_counts
+from privpub.errors import PrivpubError
+from privpub.registry import register_metric
+from privpub.types import Graph, JointDegree, Kind
+from privpub.validation import check_rng
+
+__all__ = [
+    "EXACT_MAX_NODES",
+    "APL_SOURCES",
+    "dk2_distance",
+    "dk2_size",
+    "dk2_nodes",
+    "dk2_edges",
+    "dk2_max_degree",
+    "degree_cdf_deviation",
+    "assortativity",
+    "assortativity_error",
+    "average_path_length",
+    "average_path_length_se",
+    "average_path_length_error",
+    "diameter",
+    "radius",
+    "graph_nodes",
+    "graph_edges",
+    "graph_max_degree",
+    "degree_assortativity",
+    "path_statistics",
+    "bfs_statistics",
+]
+
+#: Path metrics are exact (BFS from every node) on graphs with at most this many nodes.
+EXACT_MAX_NODES = 3000
+#: Sources of the sampled BFS above that size.
+APL_SOURCES = 1000
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached(obj, key, compute):
+    """Per-object memo (graphs and series are immutable): the truth of a run is scored
+    once, and several metrics share one BFS."""
+    try:
+        store = _CACHE.setdefault(obj, {})
+    except TypeError:  # not weak-referenceable: no caching
+        return compute()
+    if key not in store:
+        store[key] = compute()
+    return store[key]
+
+
+def _as_joint_degree(x, role: str) -> JointDegree:
+    if isinstance(x, JointDegree):
+        return x
+    if isinstance(x, Graph):
+        return _cached(x, "dk2", lambda: joint_degree(x))
+    raise PrivpubError(f"{role} must be a JointDegree or a Graph, got {type(x).__name__}")
+
+
+# --------------------------------------------------------------------------- dK-2 series
+@register_metric(
+    "dk2_distance", kinds=(Kind.JOINT_DEGREE, Kind.GRAPH), higher_is_better=False,
+    label="Euclidean dK-2 distance",
+)
+def dk2_distance(truth, release) -> float:
+    """Euclidean distance between the dK-2 series of ``truth`` and ``release`` (sala2011
+    Figs 3-4); graphs are compared through their dK-2 series."""
+    same_type(truth, release, (JointDegree, Graph), "dk2_distance")
+    return dk2_euclidean(_as_joint_degree(truth, "truth"), _as_joint_degree(release, "release"))
+
+
+def _jd(truth, release, metric) -> JointDegree:
+    same_type(truth, release, (JointDegree,), metric)
+    return release
+
+
+@register_metric("dk2_size", kinds=Kind.JOINT_DEGREE, higher_is_better=True, label="dK-2 size")
+def dk2_size(truth, release) -> float:
+    """Number of cells of the release (Table 1's dK-2 size for the exact series)."""
+    return float(_jd(truth, release, "dk2_size").size)
+
+
+@register_metric("dk2_nodes", kinds=Kind.JOINT_DEGREE, higher_is_better=True, label="|V|")
+def dk2_nodes(truth, release) -> float:
+    """Nodes implied by the release (``sum_k s_k / k``, counts clipped at 0)."""
+    jd = _jd(truth, release, "dk2_nodes")
+    clipped = JointDegree(jd.low, jd.high, np.clip(jd.counts, 0, None))
+    return float(node_counts(clipped).sum())
+
+
+@register_metric("dk2_edges", kinds=Kind.JOINT_DEGREE, higher_is_better=True, label="|E|")
+def dk2_edges(truth, release) -> float:
+    """Edges of the release: the sum of its counts, clipped at 0."""
+    return float(np.clip(_jd(truth, release, "dk2_edges").counts, 0, None).sum())
+
+
+@register_metric("dk2_max_degree", kinds=Kind.JOINT_DEGREE, higher_is_better=True,
+                 label="d_max")
+def dk2_max_degree(truth, release) -> float:
+    """Largest degree in a cell with a count of at least 1/2."""
+    jd = _jd(truth, release, "dk2_max_degree")
+    present = jd.counts >= 0.5
+    return float(jd.high[present].max()) if present.any() else 0.0
+
+
+# --------------------------------------------------------------------------- graphs
+def _graphs(truth, release, metric) -> tuple[Graph, Graph]:
+    same_type(truth, release, (Graph,), metric)
+    return truth, release
+
+
+@register_metric("graph_nodes", kinds=Kind.GRAPH, higher_is_better=True, label="|V|")
+def graph_nodes(truth, release) -> float:
+    """Number of nodes of the release."""
+    return float(_graphs(truth, release, "graph_nodes")[1].n_nodes)
+
+
+@register_metric("graph_edges", kinds=Kind.GRAPH, higher_is_better=True, label="|E|")
+def graph_edges(truth, release) -> float:
+    """Number of edges of the release."""
+    return float(_graphs(truth, release, "graph_edges")[1].n_edges)
+
+
+@register_metric("graph_max_degree", kinds=Kind.GRAPH, higher_is_better=True, label="d_max")
+def graph_max_degree(truth, release) -> float:
+    """Largest degree of the release."""
+    return float(_graphs(truth, release, "graph_max_degree")[1].degrees().max(initial=0))
+
+
+def _degree_cdf(graph: Graph) -> np.ndarray:
+    deg = graph.degrees()
+    deg = deg[deg > 0]
+    if deg.size == 0:
+        return np.zeros(1)
+    return np.cumsum(np.bincount(deg)) / deg.size
+
+
+@register_metric("degree_cdf_deviation", kinds=Kind.GRAPH, higher_is_better=False,
+                 label="max |CDF difference|")
+def degree_cdf_deviation(truth, release) -> float:
+    """Largest gap between the degree CDFs (nodes of degree >= 1) of release and truth
+    (sala2011 Fig 5 / Sec 5.1: "the worst-case degree distribution deviation is still within
+    10% of the original" is read as a gap <= 0.10)."""
+    truth, release = _graphs(truth, release, "degree_cdf_deviation")
+    if not np.any(release.degrees() > 0):
+        return 1.0  # an edgeless release has no degree distribution: the worst score
+    ft = _cached(truth, "cdf", lambda: _degree_cdf(truth))
+    fr = _cached(release, "cdf", lambda: _degree_cdf(release))
+    n = max(ft.size, fr.size)
+    ft = np.concatenate([ft, np.ones(n - ft.size)])
+    fr = np.concatenate([fr, np.ones(n - fr.size)])
+    return float(np.max(np.abs(ft - fr)))
+
+
+def degree_assortativity(graph: Graph) -> float:
+    """Newman's degree assortativity r: the Pearson correlation of the degrees at the two
+    ends of an edge, over both orientations of every edge. NaN with no edges or when every
+    edge joins equal degrees only (zero variance)."""
+    deg = graph.degrees().astype(float)
+    e = graph.edges()
+    if e.size == 0:
+        return float("nan")
+    a, b = deg[e[:, 0]], deg[e[:, 1]]
+    x = np.concatenate([a, b])
+    y = np.concatenate([b, a])
+    xm = x.mean()
+    var = np.mean((x - xm) ** 2)
+    if var == 0:
+        return float("nan")
+    return float(np.mean((x - xm) * (y - xm)) / var)
+
+
+@register_metric("assortativity", kinds=Kind.GRAPH, higher_is_better=True,
+                 label="assortativity")
+def assortativity(truth, release) -> float:
+    """Degree assortativity of the release (sala2011 Fig 6)."""
+    release = _graphs(truth, release, "assortativity")[1]
+    return _cached(release, "assortativity", lambda: degree_assortativity(release))
+
+
+@register_metric("assortativity_error", kinds=Kind.GRAPH, higher_is_better=False,
+                 label="|assortativity error|")
+def assortativity_error(truth, release) -> float:
+    """``|r(release) - r(truth)|`` (sala2011 Sec 5.1: "an error less than 0.05")."""
+    truth, release = _graphs(truth, release, "assortativity_error")
+    rt = _cached(truth, "assortativity", lambda: degree_assortativity(truth))
+    rr = _cached(release, "assortativity", lambda: degree_assortativity(release))
+    return float(abs(rr - rt))
+
+
+# --------------------------------------------------------------------------- paths
+@njit(cache=True)
+def _bfs(indptr, indices, sources, n):
+    m = sources.size
+    dist_sum = np.zeros(m, np.int64)
+    reach = np.zeros(m, np.int64)
+    ecc = np.zeros(m, np.int64)
+    far = np.zeros(m, np.int64)
+    dist = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    for i in range(m):
+        s = sources[i]
+        head, tail = 0, 1
+        queue[0] = s
+        dist[s] = 0
+        total = 0
+        while head < tail:
+            u = queue[head]
+            head += 1
+            du = dist[u]
+            for p in range(indptr[u], indptr[u + 1]):
+                v = indices[p]
+                if dist[v] < 0:
+                    dist[v] = du + 1
+                    total += du + 1
+                    queue[tail] = v
+                    tail += 1
+        last = queue[tail - 1]
+        dist_sum[i] = total
+        reach[i] = tail - 1
+        ecc[i] = dist[last]
+        far[i] = last
+        for j in range(tail):
+            dist[queue[j]] = -1
+    return dist_sum, reach, ecc, far
+
+
+def bfs_statistics(graph: Graph, sources) -> tuple[np.ndarray, ...]:
+    """BFS from each source: (sum of distances, nodes reached, eccentricity, a farthest
+    node), compiled (numba), O(n + m) per source."""
+    adj = graph.adjacency
+    sources = np.asarray(sources, dtype=np.int64)
+    return _bfs(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), sources,
+                graph.n_nodes)
+
+
+def _largest_component(graph: Graph) -> np.ndarray:
+    from scipy.sparse.csgraph import connected_components
+
+    _, labels = connected_components(graph.adjacency, directed=False)
+    return np.flatnonzero(labels == np.argmax(np.bincount(labels)))
+
+
+def path_statistics(graph: Graph, *, rng: np.random.Generator, n_sources: int = APL_SOURCES,
+                    exact_max_nodes: int = EXACT_MAX_NODES) -> dict:
+    """APL (with its standard error), diameter and radius, exact or sampled (module
+    docstring). Returns a dict with keys ``apl``, ``apl_se``, ``diameter``, ``radius``,
+    ``exact``."""
+    n = graph.n_nodes
+    if graph.n_edges == 0:
+        nan = float("nan")
+        return {"apl": nan, "apl_se": nan, "diameter": 0.0, "radius": 0.0, "exact": True}
+    if n <= exact_max_nodes:
+        dsum, reach, ecc, _ = bfs_statistics(graph, np.arange(n))
+        apl = dsum.sum() / max(reach.sum(), 1)
+        lcc = _largest_component(graph)
+        return {"apl": float(apl), "apl_se": 0.0, "diameter": float(ecc[lcc].max()),
+                "radius": float(ecc[lcc].min()), "exact": True}
+    rng = check_rng(rng)
+    sources = rng.integers(0, n, size=n_sources)
+    dsum, reach, ecc, far = bfs_statistics(graph, sources)
+    ok = reach > 0
+    d, r = dsum[ok].astype(float), reach[ok].astype(float)
+    apl = d.sum() / r.sum()
+    k = d.size
+    # delta-method standard error of the ratio estimator
+    resid = d - apl * r
+    se = float(np.sqrt(np.sum(resid**2) / max(k - 1, 1) / k) / r.mean()) if k > 1 else np.nan
+    # diameter lower bound: double sweeps from the farthest nodes of 4 sources in the LCC
+    lcc = _largest_component(graph)
+    in_lcc = np.zeros(n, bool)
+    in_lcc[lcc] = True
+    starts = rng.choice(lcc, size=min(4, lcc.size), replace=False)
+    _, _, _, far1 = bfs_statistics(graph, starts)
+    _, _, ecc2, _ = bfs_statistics(graph, far1)
+    src_lcc = in_lcc[sources]
+    diam = max(int(ecc2.max()), int(ecc[src_lcc].max(initial=0)))
+    rad = int(ecc[src_lcc].min()) if src_lcc.any() else int(ecc2.min())
+    return {"apl": float(apl), "apl_se": se, "diameter": float(diam), "radius": float(rad),
+            "exact": False}
+
+
+def _paths(graph: Graph, rng, *, truth: bool) -> dict:
+    if truth:
+        return _cached(graph, "paths_truth", lambda: path_statistics(
+            graph, rng=np.random.default_rng(0), n_sources=4 * APL_SOURCES))
+    return _cached(graph, "paths", lambda: path_statistics(graph, rng=rng))
+
+
+@register_metric("average_path_length", kinds=Kind.GRAPH, higher_is_better=False,
+                 label="average path length")
+def average_path_length(truth, release, rng=None) -> float:
+    """Average shortest-path length of the release over connected pairs (sala2011 Fig 7)."""
+    release = _graphs(truth, release, "average_path_length")[1]
+    return _paths(release, rng, truth=False)["apl"]
+
+
+@register_metric("average_path_length_se", kinds=Kind.GRAPH, higher_is_better=False,
+                 label="APL standard error")
+def average_path_length_se(truth, release, rng=None) -> float:
+    """Standard error of :func:`average_path_length` (0 when computed exactly)."""
+    release = _graphs(truth, release, "average_path_length_se")[1]
+    return _paths(release, rng, truth=False)["apl_se"]
+
+
+@register_metric("average_path_length_error", kinds=Kind.GRAPH, higher_is_better=False,
+                 label="relative APL error")
+def average_path_length_error(truth, release, rng=None) -> float:
+    """``|APL(release) / APL(truth) - 1|``."""
+    truth, release = _graphs(truth, release, "average_path_length_error")
+    at = _paths(truth, rng, truth=True)["apl"]
+    ar = _paths(release, rng, truth=False)["apl"]
+    return float(abs(ar / at - 1.0))
+
+
+@register_metric("diameter", kinds=Kind.GRAPH, higher_is_better=False, label="diameter")
+def diameter(truth, release, rng=None) -> float:
+    """Diameter of the release's largest component (exact when small, else a lower bound)."""
+    release = _graphs(truth, release, "diameter")[1]
+    return _paths(release, rng, truth=False)["diameter"]
+
+
+@register_metric("radius", kinds=Kind.GRAPH, higher_is_better=False, label="radius")
+def radius(truth, release, rng=None) -> float:
+    """Radius of the release's largest component (exact when small, else an upper bound)."""
+    release = _graphs(truth, release, "radius")[1]
+    return _paths(release, rng, truth=False)["radius"]

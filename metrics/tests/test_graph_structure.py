@@ -1,0 +1,119 @@
+"""Graph-structure metrics of sala2011: dK-2 distance, degree CDF, assortativity, paths."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from metrics.graph_structure import (
+    assortativity,
+    assortativity_error,
+    average_path_length,
+    average_path_length_error,
+    average_path_length_se,
+    degree_assortativity,
+    degree_cdf_deviation,
+    diameter,
+    dk2_distance,
+    dk2_edges,
+    dk2_max_degree,
+    dk2_nodes,
+    dk2_size,
+    path_statistics,
+    radius,
+)
+from privpub.data import load_dataset
+from privpub.dk import joint_degree
+from privpub.errors import PrivpubError
+from privpub.types import DegreeHistogram, Graph, JointDegree
+
+
+def random_graph(n, m, seed):
+    return Graph.from_networkx(nx.gnm_random_graph(n, m, seed=seed))
+
+
+def test_dk2_distance_and_table1_statistics():
+    path = Graph.from_edges([(0, 1), (1, 2), (2, 3)])  # (1,2): 2, (2,2): 1
+    star = Graph.from_edges([(0, 1), (0, 2), (0, 3)])  # (1,3): 3
+    assert dk2_distance(path, star) == pytest.approx(np.sqrt(4 + 1 + 9))
+    jp, js = joint_degree(path), joint_degree(star)
+    assert dk2_distance(jp, js) == pytest.approx(np.sqrt(14))
+    assert (dk2_size(jp, jp), dk2_nodes(jp, jp), dk2_edges(jp, jp), dk2_max_degree(jp, jp)) == (
+        2, 4, 3, 2)
+    noisy = JointDegree([1, 2], [2, 2], [-1.0, 0.4])
+    assert dk2_edges(jp, noisy) == pytest.approx(0.4) and dk2_max_degree(jp, noisy) == 0
+    with pytest.raises(PrivpubError):
+        dk2_distance(jp, path)
+    with pytest.raises(PrivpubError):
+        dk2_size(DegreeHistogram([1.0]), DegreeHistogram([1.0]))
+
+
+def test_degree_cdf_deviation():
+    path = Graph.from_edges([(0, 1), (1, 2), (2, 3)])  # degrees 1 1 2 2: CDF(1) = 0.5
+    star = Graph.from_edges([(0, 1), (0, 2), (0, 3)])  # 1 1 1 3: CDF(1) = 0.75, CDF(2) = .75
+    assert degree_cdf_deviation(path, star) == pytest.approx(0.25)
+    assert degree_cdf_deviation(path, path) == 0
+    # isolated nodes are left out (the dK-2 model has none)
+    assert degree_cdf_deviation(path, Graph.from_edges([(0, 1), (1, 2), (2, 3)], 9)) == 0
+
+
+def test_assortativity_matches_networkx():
+    for seed in range(5):
+        g = random_graph(60, 150, seed)
+        r = nx.degree_assortativity_coefficient(g.to_networkx())
+        assert degree_assortativity(g) == pytest.approx(r, abs=1e-10)
+        assert assortativity(g, g) == pytest.approx(r, abs=1e-10)
+    karate = load_dataset("karate")
+    other = random_graph(34, 78, 1)
+    expected = abs(degree_assortativity(karate) - degree_assortativity(other))
+    assert assortativity_error(karate, other) == pytest.approx(expected)
+
+
+def _exact_apl(g: Graph):
+    nxg = g.to_networkx()
+    total = count = 0
+    for _, lengths in nx.all_pairs_shortest_path_length(nxg):
+        total += sum(lengths.values())
+        count += len(lengths) - 1
+    return total / count
+
+
+def test_exact_paths_match_networkx():
+    for seed in range(3):
+        g = random_graph(80, 90, seed)  # disconnected: mean over connected pairs
+        rng = np.random.default_rng(0)
+        assert average_path_length(g, g, rng) == pytest.approx(_exact_apl(g))
+        assert average_path_length_se(g, g, rng) == 0
+        lcc = max(nx.connected_components(g.to_networkx()), key=len)
+        sub = g.to_networkx().subgraph(lcc)
+        assert diameter(g, g, rng) == nx.diameter(sub)
+        assert radius(g, g, rng) == nx.radius(sub)
+
+
+def test_sampled_apl_is_within_its_error():
+    g = load_dataset("chung_lu", n=6000, rng=np.random.default_rng(0))
+    exact = path_statistics(g, rng=np.random.default_rng(0), exact_max_nodes=10**6)
+    sampled = path_statistics(g, rng=np.random.default_rng(1))
+    assert not sampled["exact"] and exact["exact"]
+    assert abs(sampled["apl"] - exact["apl"]) < 4 * sampled["apl_se"]
+    assert sampled["apl_se"] / sampled["apl"] < 0.01
+    assert sampled["diameter"] <= exact["diameter"] and sampled["radius"] >= exact["radius"]
+
+
+def test_apl_error_uses_the_truth_once():
+    karate = load_dataset("karate")
+    other = random_graph(34, 78, 3)
+    rng = np.random.default_rng(0)
+    expected = abs(_exact_apl(other) / _exact_apl(karate) - 1)
+    assert average_path_length_error(karate, other, rng) == pytest.approx(expected)
+
+
+def test_paths_of_tiny_graphs():
+    empty = Graph.from_edges([], n_nodes=3)
+    assert np.isnan(average_path_length(empty, empty, None))
+    two = Graph.from_edges([(0, 1)])
+    assert average_path_length(two, two, None) == 1 and diameter(two, two, None) == 1
+    for n in range(2, 6):  # complete graphs
+        k = Graph.from_edges(np.array(list(itertools.combinations(range(n), 2))))
+        assert average_path_length(k, k, None) == 1

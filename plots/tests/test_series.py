@@ -1,0 +1,109 @@
+"""Series keep their look, and the legend says what a reader must know."""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from plots.lines import lines_figure, summary_table
+from plots.series import legend_marks, series_styles, short_caveat
+
+
+def test_a_series_keeps_its_style_when_others_are_added():
+    names = ["θ-Cumulative", "Flowgraph", "Truncation (best theta)", "(θ,Ω)-Histogram"]
+    before = series_styles(names)
+    after = series_styles([*names, "laplace_histogram"])
+    changed = [n for n in names if before[n] != after[n]]
+    # without a memory, only a colour collision with the newcomer may move one series
+    assert changed == [] or (
+        len(changed) == 1 and after["laplace_histogram"][0] == before[changed[0]][0]
+    )
+    assert series_styles(["Flowgraph"])["Flowgraph"][1] == before["Flowgraph"][1]  # marker
+    colours = [after[n][0] for n in after]
+    assert len(set(colours)) == len(colours)  # distinct within one figure
+
+
+def test_with_a_memory_no_series_ever_changes_style(tmp_path):
+    memory = tmp_path / "styles.json"
+    first = series_styles(["B"], memory=memory)
+    second = series_styles(["A", "B", "C", "D", "E", "F"], memory=memory)
+    assert second["B"] == first["B"]
+    assert len({c for c, _ in second.values()}) == 6
+    third = series_styles(["F", "A"], memory=memory)
+    assert third["A"] == second["A"] and third["F"] == second["F"]
+
+
+def test_colours_stay_distinct_with_many_series():
+    styles = series_styles([f"series {i}" for i in range(20)])
+    assert len({c for c, _ in styles.values()}) == 20
+
+
+def _rows(privacy, caveat=None, label="RR"):
+    return pd.DataFrame({"series": [label], "label": [label], "privacy": [privacy],
+                         "caveat": [caveat]})
+
+
+def test_legend_marks_other_notions_and_caveats():
+    rows = pd.concat([
+        _rows("node-DP", label="θ-Cumulative"),
+        _rows("edge-DP", label="laplace_histogram"),
+        _rows("none", label="original"),
+        _rows("node-DP", "beta is too large for the Cauchy release. More text.", "Truncation"),
+    ])
+    names, notes = legend_marks(rows, "series", "node-DP")
+    assert names["θ-Cumulative"] == "θ-Cumulative"
+    assert names["laplace_histogram"] == "laplace_histogram [edge-DP]"
+    assert names["original"] == "original [not private]"
+    assert names["Truncation"] == "Truncation†"
+    assert notes == ["† Truncation: beta is too large for the Cauchy release"]
+    named, _ = legend_marks(_rows("edge-DP", label="RR (edge-DP)"), "series", "node-DP")
+    assert named["RR (edge-DP)"] == "RR (edge-DP)"  # the label already says it
+
+
+def test_short_caveat_keeps_the_first_sentence():
+    assert short_caveat("First part. Second part.") == "First part"
+    assert len(short_caveat("x " * 200)) <= 150
+
+
+def _tidy(error_values):
+    rows = []
+    for v in error_values:
+        for eps in (1, 2):
+            rows.append({"dataset_label": "d", "series": "A", "epsilon": eps,
+                         "metric": "l1", "value": v * eps, "status": "ok"})
+    return pd.DataFrame(rows)
+
+
+def test_figure_states_its_error_bars_and_summary_uses_the_same():
+    frame = _tidy([1.0, 2.0, 3.0])
+    fig = lines_figure(frame, x="epsilon", metric="l1", panel="dataset_label", error="sem",
+                       footnotes=["† A: a caveat"], title="T\nL1 vs epsilon")
+    (main, notes) = fig.subfigs  # footnotes go in a strip below everything else
+    legend = main.legends[0]
+    assert "error bars: ± 1 standard error of the mean (n = 3)" in legend.get_title().get_text()
+    assert "† A: a caveat" in notes.texts[0].get_text()
+    assert fig.get_suptitle().endswith("L1 vs epsilon")
+    table = summary_table(frame, x="epsilon", metric="l1", panel="dataset_label", error="sem")
+    sem = np.std([1.0, 2.0, 3.0], ddof=1) / np.sqrt(3)
+    assert table.iloc[0, 0] == f"2 ± {sem:.2g}"
+    ranged = summary_table(frame, x="epsilon", metric="l1", panel="dataset_label", error="range")
+    assert ranged.iloc[0, 0] == "2 [1, 3]"
+    ci = summary_table(frame, x="epsilon", metric="l1", panel="dataset_label", error="ci95")
+    assert float(ci.iloc[0, 0].split("± ")[1]) > sem * 2  # t(0.975, 2) = 4.30
+
+
+def test_colours_in_drawn_figures_follow_the_series_name(tmp_path):
+    frame = pd.concat([_tidy([1.0, 2.0]).assign(series="A"), _tidy([3.0, 4.0]).assign(series="B")])
+    memory = tmp_path / "styles.json"
+    only_b = lines_figure(frame[frame["series"] == "B"], x="epsilon", metric="l1",
+                          panel="dataset_label", style_memory=memory)
+    both = lines_figure(frame, x="epsilon", metric="l1", panel="dataset_label",
+                        style_memory=memory)
+
+    def colour(fig, name):
+        for container in fig.axes[0].containers:  # one errorbar container per series
+            if container.get_label() == name:
+                return container.lines[0].get_color()
+        raise AssertionError(json.dumps([c.get_label() for c in fig.axes[0].containers]))
+
+    assert colour(only_b, "B") == colour(both, "B")

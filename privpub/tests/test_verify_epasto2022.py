@@ -1,0 +1,112 @@
+"""The k-anonymity verifiers catch every violation the epasto2022 mechanisms could make:
+classes below k, created entries without a strict majority (ties included), suppression
+releases that add entries, clusters released inconsistently."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from privpub.errors import PrivpubError
+from privpub.types import KAnonymousMatrix
+from privpub.verify import (
+    cluster_violation,
+    is_smooth_k_anonymous,
+    is_subset,
+    verify_release,
+)
+
+X = np.array([
+    [1, 1, 0, 0],
+    [1, 1, 0, 0],
+    [1, 0, 1, 0],
+    [0, 0, 1, 1],
+    [0, 0, 1, 1],
+    [0, 1, 0, 1],
+])
+LABELS = np.array([0, 0, 0, 1, 1, 1])
+
+
+def _wrap(rows, clusters=LABELS, suppression=False):
+    return KAnonymousMatrix.wrap(sp.csr_array(np.array(rows)), clusters=clusters,
+                                 suppression=suppression)
+
+
+GOOD_SMOOTH = [[1, 1, 0, 0]] * 3 + [[0, 0, 1, 1]] * 3
+GOOD_SUPPRESSION = [[1, 0, 0, 0]] * 3 + [[0, 0, 0, 1]] * 3
+
+
+def test_valid_releases_pass():
+    assert verify_release("smooth-k-anonymity", X, _wrap(GOOD_SMOOTH), {"k": 3})
+    assert verify_release("k-anonymity", X, _wrap(GOOD_SUPPRESSION, suppression=True), {"k": 3})
+    # a plain matrix (no clusters) is checked on its own equivalence classes
+    assert verify_release("smooth-k-anonymity", X, sp.csr_array(np.array(GOOD_SMOOTH)), {"k": 3})
+
+
+def test_class_smaller_than_k_fails():
+    with pytest.raises(PrivpubError, match="smooth-4-anonymous"):
+        verify_release("smooth-k-anonymity", X, _wrap(GOOD_SMOOTH), {"k": 4})
+    with pytest.raises(PrivpubError, match="4-anonymous"):
+        verify_release("k-anonymity", X, _wrap(GOOD_SUPPRESSION, suppression=True), {"k": 4})
+
+
+def test_created_entry_without_majority_fails():
+    # item 2 is held by 1 of the 3 rows of cluster 0
+    bad = [[1, 1, 1, 0]] * 3 + [[0, 0, 1, 1]] * 3
+    assert not is_smooth_k_anonymous(X, np.array(bad), 3)
+    with pytest.raises(PrivpubError, match="not smooth"):
+        verify_release("smooth-k-anonymity", X, _wrap(bad), {"k": 3})
+
+
+def test_a_tie_is_not_a_majority():
+    x = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    tie = np.array([[1, 0]] * 4)  # item 0 held by 2 of 4
+    assert not is_smooth_k_anonymous(x, tie, 4)
+    assert cluster_violation(x, tie, np.zeros(4, int), 4, smooth=True)
+    assert is_smooth_k_anonymous(x, np.zeros((4, 2), int), 4)
+
+
+def test_per_cluster_majority_is_checked_even_when_classes_merge():
+    # both clusters released equal: as one class of 6, item 0 has 3 of 6 (a tie) -> fails
+    x = np.array([[1, 0]] * 3 + [[0, 1]] * 3)
+    merged = [[1, 0]] * 6
+    with pytest.raises(PrivpubError):
+        verify_release("smooth-k-anonymity", x, _wrap(merged), {"k": 3})
+
+
+def test_suppression_release_must_be_a_subset():
+    added = [[1, 0, 0, 1]] * 3 + [[0, 0, 0, 1]] * 3  # (0, 3) is not in the input
+    assert not is_subset(X, np.array(added))
+    with pytest.raises(PrivpubError, match="suppression"):
+        verify_release("k-anonymity", X, _wrap(added, suppression=True), {"k": 3})
+    # without the suppression claim, plain k-anonymity (Def. 3.4 part 1) holds
+    assert verify_release("k-anonymity", X, _wrap(added, suppression=False), {"k": 3})
+
+
+def test_cluster_rows_released_differently_fails():
+    # classes are fine on their own (3 + 3), but cluster 0 holds rows of both classes
+    rows = [[1, 1, 0, 0]] * 2 + [[0, 0, 1, 1]] + [[0, 0, 1, 1]] * 2 + [[1, 1, 0, 0]]
+    with pytest.raises(PrivpubError, match="released differently"):
+        verify_release("k-anonymity", X, _wrap(rows), {"k": 3})
+
+
+def test_cluster_smaller_than_k_fails_even_if_classes_are_large():
+    rows = [[0, 0, 0, 0]] * 6
+    labels = np.array([0, 0, 1, 1, 1, 1])
+    with pytest.raises(PrivpubError, match="cluster has 2"):
+        verify_release("k-anonymity", X, _wrap(rows, clusters=labels, suppression=True),
+                       {"k": 3})
+
+
+def test_bad_cluster_labels():
+    assert "one integer label per row" in cluster_violation(X, X, np.zeros(5, int), 2,
+                                                            smooth=False)
+
+
+def test_large_sparse_release_is_verified_without_densifying():
+    n, d = 60_000, 50_000
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(n // 4), 4)
+    items = rng.integers(0, d, size=n // 4)
+    x = sp.csr_array((np.ones(n, np.int8), (np.arange(n), items[labels])), shape=(n, d))
+    rel = KAnonymousMatrix.wrap(x, clusters=labels)
+    assert verify_release("smooth-k-anonymity", x, rel, {"k": 4})
