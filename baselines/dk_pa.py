@@ -4,7 +4,7 @@ dK-PA perturbs every tuple of a graph's dK-2 series with Laplace noise of scale
 ``(4 d_max + 1) / epsilon``, where ``4 d_max + 1`` is Lemma 1's bound on how much one edge
 changes the series (L1): adding the edge ``{u, v}`` between nodes of degrees ``d`` and
 ``d'`` moves each of the ``d + d'`` existing edges at ``u`` and ``v`` to a new cell (``2 (d +
-d')`` unit changes) and adds one edge (``+1``). ``baselines/tests/test_dk_pa.py`` brute-forces
+d')`` unit changes) and adds one edge (``+1``). ``mechanisms/tests/test_pygmalion.py`` brute-forces
 the bound over all graphs on up to 6 nodes and their edge neighbours.
 
 What dK-PA guarantees as published
@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.dk import joint_degree
-from privpub.errors import PrivpubError
+from privpub.dk import check_graph, joint_degree
 from privpub.ledger import PrivacyLedger
 from privpub.noise import laplace_mechanism, laplace_noise
 from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
@@ -50,12 +49,6 @@ CAVEAT_DK_PA = (
     "own d_max (not a global bound): not epsilon-edge-DP. See drc_honest for a variant whose "
     "guarantee holds."
 )
-
-
-def _graph(graph) -> Graph:
-    if not isinstance(graph, Graph):
-        raise PrivpubError(f"a dK-2 mechanism needs a Graph, got {type(graph).__name__}")
-    return graph
 
 
 def dk_pa_sensitivity(d_max: int) -> float:
@@ -90,7 +83,7 @@ def dk_pa(
     JointDegree
         The noisy counts of the graph's own tuples (raw: fractional, possibly negative).
     """
-    graph = _graph(graph)
+    graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     jd = joint_degree(graph)
@@ -125,7 +118,7 @@ def dk2_ideal(graph: Graph, *, epsilon: float, rng: np.random.Generator) -> Join
         Sets the noise scale ``1 / epsilon``.
     rng : numpy.random.Generator
     """
-    graph = _graph(graph)
+    graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     jd = joint_degree(graph)

@@ -121,6 +121,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
+from privpub.cache import disk_cached
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import exponential_mechanism, laplace_mechanism
@@ -470,22 +471,30 @@ def _fingerprint(graph: Graph) -> str:
 
 
 def _cached_projection(graph: Graph, theta: int, key: str | None = None):
-    """``(histogram, F)`` of the FG projection, from the process-local LRU cache."""
+    """``(histogram, F)`` of the FG projection, from the process-local LRU cache, else the
+    disk cache (:mod:`privpub.cache`: a cold projection takes about a minute on DBLP, and
+    every worker of every experiment needs it), else computed."""
     key = (key or _fingerprint(graph), int(theta))
     with _CACHE_LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)
             hist, flow = _CACHE[key]
             return hist.copy(), flow
-    proj = flow_projection(graph, theta)
-    hist = proj.histogram()
+
+    def compute() -> dict:
+        proj = flow_projection(graph, theta)
+        return {"histogram": proj.histogram(), "flow": proj.flow_value}
+
+    stored = disk_cached("flowgraph", {"graph": key[0], "theta": key[1]}, compute,
+                         module=__name__)
+    hist, flow = np.asarray(stored["histogram"], dtype=float), int(stored["flow"])
     hist.setflags(write=False)
     with _CACHE_LOCK:
-        _CACHE[key] = (hist, proj.flow_value)
+        _CACHE[key] = (hist, flow)
         _CACHE.move_to_end(key)
         while len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
-    return hist.copy(), proj.flow_value
+    return hist.copy(), flow
 
 
 def clear_cache() -> None:

@@ -9,6 +9,11 @@ counted). Needs the data directory (``PRIVPUB_DATA_DIR``).
 
     python benchmarks/bench_mondrian.py
     python benchmarks/bench_mondrian.py --rows 1000000 --k 10 --repeat 3
+    python benchmarks/bench_mondrian.py --process     # whole processes, side by side
+
+``--process`` compares whole processes (start-up, imports, reading Adult, Mondrian): the
+reference as a pure-Python script (csv module, lists) against privpub's library call in a
+fresh interpreter, each timed by ``/usr/bin/time`` (wall seconds, peak resident memory).
 """
 
 from __future__ import annotations
@@ -80,12 +85,81 @@ def resample(table: Table, n: int, seed: int = 0) -> Table:
     return Table(table.data.iloc[idx].reset_index(drop=True), table.schema)
 
 
+_REFERENCE_SCRIPT = """
+import csv, gzip, sys
+sys.setrecursionlimit(100000)
+path, k = sys.argv[1], int(sys.argv[2])
+with gzip.open(path, "rt") as f:
+    data = [[v.strip() for v in row] for row in csv.reader(f) if len(row) == 15]
+data = [row[:14] for row in data if "?" not in row]
+cols = list(zip(*data))
+codes = []
+for col in cols:
+    try:
+        values = [float(v) for v in col]
+    except ValueError:
+        order = {v: i for i, v in enumerate(sorted(set(col)))}
+        values = [order[v] for v in col]
+    codes.append(values)
+spans = [max(c) - min(c) or 1 for c in codes]
+rows = list(zip(*codes))
+classes = reference_mondrian(rows, lambda lo, hi: [(b - a) / s for a, b, s in zip(lo, hi, spans)], k)
+print(len(rows), len(classes))
+"""
+
+_OURS_SCRIPT = """
+import sys
+import numpy as np
+from baselines.mondrian import mondrian
+from privpub.data import load_dataset
+release = mondrian(load_dataset("adult"), k=int(sys.argv[1]), rng=np.random.default_rng(0))
+print(release.info["classes"])
+"""
+
+
+def _timed(command: list[str], cwd) -> tuple[float, float, str]:
+    """(wall seconds, peak resident MiB, stdout) of a whole process."""
+    import subprocess
+
+    proc = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], capture_output=True,
+                          text=True, cwd=cwd, check=True)
+    wall, kib = proc.stderr.strip().splitlines()[-1].split()
+    return float(wall), int(kib) / 1024, proc.stdout.strip()
+
+
+def process_comparison(k: int, repeat: int) -> None:
+    """Both as whole processes (best of ``repeat``), printed side by side."""
+    import sys
+    from pathlib import Path
+
+    from privpub.data import dataset_files
+
+    here = Path(__file__).resolve().parent
+    adult = next(p for p in dataset_files("adult") if p.name.startswith("adult.data"))
+    import inspect
+
+    reference = inspect.getsource(reference_mondrian) + _REFERENCE_SCRIPT  # standalone
+    runs = {
+        "reference (pure Python script)": [sys.executable, "-c", reference, str(adult), str(k)],
+        "privpub (library call, fresh process)": [sys.executable, "-c", _OURS_SCRIPT, str(k)],
+    }
+    print(f"strict Mondrian, k = {k}, UCI Adult, whole process, best of {repeat}")
+    print(f"{'process':<40} {'seconds':>8} {'peak MiB':>9}  output")
+    for name, command in runs.items():
+        best = min((_timed(command, here) for _ in range(repeat)), key=lambda r: r[0])
+        print(f"{name:<40} {best[0]:>8.2f} {best[1]:>9.0f}  {best[2]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--process", action="store_true", help="whole processes, side by side")
     args = parser.parse_args()
+    if args.process:
+        process_comparison(args.k, args.repeat)
+        return
 
     adult = load_dataset("adult")
     qis = _encode(adult, resolve_quasi_identifiers(adult.schema))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import math
 import time
 import traceback
@@ -142,7 +143,7 @@ def code_version() -> str:
 
 
 # ----------------------------------------------------------------------------- one task
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=16)  # longest-first scheduling interleaves datasets
 def _load(
     dataset: str, options_json: str, data_dir: str | None, base_seed: int, allow_download: bool
 ):
@@ -160,7 +161,7 @@ def _load(
     )
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=32)
 def _truth(
     dataset: str, options_json: str, data_dir, base_seed: int, allow_download: bool, kind: str
 ):
@@ -201,6 +202,35 @@ def memory_probe() -> Callable[[], float]:
         return peak
 
     return stop
+
+
+#: A release that took at least this long is kept for later tasks with the same key.
+RELEASE_CACHE_SECONDS = 1.0
+
+
+def _read_release(path: Path | None) -> dict | None:
+    if path is None or not path.is_file():
+        return None
+    import joblib
+
+    try:
+        return joblib.load(path)
+    except Exception:  # damaged or from another library version: computed again
+        return None
+
+
+def _write_release(path: Path, value: dict) -> None:
+    import uuid
+
+    import joblib
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex[:8]}.tmp")
+        joblib.dump(value, tmp)
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - a cache that cannot be written only costs time
+        pass
 
 
 def _error_text(exc: BaseException) -> str:
@@ -253,6 +283,7 @@ def run_task(
     cell: Cell,
     rep: int,
     code_hash: str = "",
+    release_key: str | None = None,
     *,
     experiment: str,
     scale: str,
@@ -264,8 +295,14 @@ def run_task(
     version: str = "",
     plugins: tuple[str, ...] = (),
     keep_releases: bool = False,
+    release_dir: str | None = None,
 ) -> list[dict]:
     """Run one repetition of one cell; return its tidy rows (one per metric value).
+
+    With ``release_dir`` and a ``release_key`` (the cell, seed, repetition and the code of
+    the mechanism and data loader), a release that took long to compute is kept there and
+    read back by any later task with the same key, e.g. another experiment that measures
+    the same synthetic graphs with other metrics (sala2011 Figs. 5-9).
 
     With ``keep_releases`` the released vector (:func:`release_vector`) is stored too, in a
     row with ``metric == "release"``, and repetition 0 also stores the dataset's truth.
@@ -308,16 +345,26 @@ def run_task(
             ledger = PrivacyLedger(kwargs["epsilon"])
             kwargs["ledger"] = ledger
         rng = np.random.default_rng(mech_ss)
-        peak = memory_probe() if measure_memory else None
-        start, cpu_start = time.perf_counter(), time.process_time()
-        try:
-            with noise_off() if cell.noise_free else contextlib.nullcontext():
-                output = info.func(data, rng=rng, **kwargs)
-        finally:
-            seconds = time.perf_counter() - start
-            cpu_seconds = time.process_time() - cpu_start
-            if peak is not None:
-                peak_mb = peak()
+        kept_path = Path(release_dir) / f"{release_key}.pkl" if release_dir and release_key else None
+        cached = _read_release(kept_path)
+        if cached is not None:  # computed before by the same code for the same task
+            output, ledger = cached["output"], cached["ledger"]
+            seconds, cpu_seconds, peak_mb = cached["seconds"], cached["cpu_seconds"], math.nan
+            base["release_cached"] = True
+        else:
+            peak = memory_probe() if measure_memory else None
+            start, cpu_start = time.perf_counter(), time.process_time()
+            try:
+                with noise_off() if cell.noise_free else contextlib.nullcontext():
+                    output = info.func(data, rng=rng, **kwargs)
+            finally:
+                seconds = time.perf_counter() - start
+                cpu_seconds = time.process_time() - cpu_start
+                if peak is not None:
+                    peak_mb = peak()
+            if kept_path is not None and seconds >= RELEASE_CACHE_SECONDS:
+                _write_release(kept_path, {"output": output, "ledger": ledger,
+                                           "seconds": seconds, "cpu_seconds": cpu_seconds})
         release, extra = (
             (output.value, output.info) if isinstance(output, Release) else (output, {})
         )
@@ -440,7 +487,7 @@ def _look_elsewhere(tasks, spec: ExperimentSpec, store: ResultStore, seed: int, 
     5, 7 and 8 share their θ-Cumulative and (θ,Ω)-Histogram cells)."""
     import pandas as pd
 
-    wanted = {(c.cell_id, rep): (c, code) for c, rep, code in tasks}
+    wanted = {(t[0].cell_id, t[1]): (t[0], t[2]) for t in tasks}
     cells = {cell_id for cell_id, _ in wanted}
     needed = set(spec.expected_rows) | ({RELEASE_METRIC} if spec.keep_releases else set())
     found: dict[tuple, pd.DataFrame] = {}
@@ -551,6 +598,11 @@ def run_experiment(
     import_plugins(plugins)
     store = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store")
     fingerprints = cell_fingerprints(spec.cells, spec.metrics)
+    release_code = cell_fingerprints(spec.cells)  # the mechanism and data, not the metrics
+
+    def release_key(cell, rep: int) -> str:
+        return stable_hash([cell.identity, int(seed), rep, release_code[cell.cell_id][0]])[:32]
+
     done = {} if rerun else store.tasks(spec.expected_rows)
     summary = RunSummary(spec.name, spec.scale, store.root, n_tasks=spec.n_tasks)
     tasks, stale_codes, stale = [], set(), set()
@@ -564,7 +616,7 @@ def run_experiment(
             if stored is not False:
                 stale.add((cell.cell_id, rep))
                 stale_codes.add((stored, cell.cell_id))
-            tasks.append((cell, rep, code))
+            tasks.append((cell, rep, code, release_key(cell, rep)))
     if stale_codes:
         known = store.code_modules()
         changed = set()
@@ -578,7 +630,7 @@ def run_experiment(
         summary.n_shared = len(shared)
         stale -= shared
     summary.n_recomputed = len(stale)
-    _check_data_files({c.dataset for c, _, _ in tasks}, data_dir, allow_download)
+    _check_data_files({t[0].dataset for t in tasks}, data_dir, allow_download)
     if bar is not None:
         bar.update(spec.n_tasks - len(tasks))
     if not tasks:
@@ -596,6 +648,7 @@ def run_experiment(
         version=code_version(),
         plugins=tuple(plugins),
         keep_releases=spec.keep_releases,
+        release_dir=str(Path(results_dir) / ".cache" / "releases"),
     )
     buffer: list[dict] = []
     last_flush = time.monotonic()

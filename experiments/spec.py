@@ -68,7 +68,7 @@ __all__ = [
 RESERVED_COLUMNS = frozenset(
     "experiment scale cell rep seed base_seed dataset dataset_options mechanism label params "
     "metric value seconds task_seconds cpu_seconds peak_mb privacy noise_free caveat "
-    "epsilon_spent ledger verified "
+    "epsilon_spent ledger verified release_cached "
     "status error code_version code_hash written_at series role paper".split()
 )
 

@@ -93,7 +93,13 @@ import math
 import numpy as np
 
 from baselines.dk_pa import CAVEAT_DK_PA, dk_pa
-from privpub.dk import GENERATORS, generate_graph, joint_degree, repair_joint_degree
+from privpub.dk import (
+    GENERATORS,
+    check_graph,
+    generate_graph,
+    joint_degree,
+    repair_joint_degree,
+)
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.isotonic import isotonic_regression
 from privpub.ledger import PrivacyLedger
@@ -138,12 +144,6 @@ CAVEAT_TRUE_ORDER = (
 
 
 # --------------------------------------------------------------------------- checks
-def _graph(graph) -> Graph:
-    if not isinstance(graph, Graph):
-        raise PrivpubError(f"a dK-2 mechanism needs a Graph, got {type(graph).__name__}")
-    return graph
-
-
 def _order(order) -> str:
     if order not in ORDERS:
         raise PrivpubError(f"order must be one of {ORDERS}, got {order!r}")
@@ -245,7 +245,7 @@ def drc(
     JointDegree
         The graph's own tuples with raw noisy counts.
     """
-    graph = _graph(graph)
+    graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     width = _width(partition_width)
@@ -286,23 +286,18 @@ def ldrc(
 ) -> JointDegree:
     """LDRC: DRC followed by L2 isotonic regression (sala2011 Sec 4.3, Theorem 4).
 
+    ``graph``, ``epsilon``, ``partition_width``, ``rng`` and ``ledger`` as :func:`drc`.
+
     Parameters
     ----------
-    graph : Graph
-    epsilon : float
-        Privacy parameter, > 0.
-    partition_width : int
-        As :func:`drc`.
     order : {"beta", "noisy", "true_counts"}
         The order of the non-decreasing fit (module docstring): the beta series (default,
         the paper's own order), the order of a separate DRC release bought with
         ``order_fraction * epsilon``, or the true counts (the trap; not private).
     order_fraction : float
         Share of epsilon spent on the ordering release when ``order="noisy"``.
-    rng : numpy.random.Generator
-    ledger : PrivacyLedger, optional
     """
-    graph = _graph(graph)
+    graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     width = _width(partition_width)
@@ -337,6 +332,20 @@ def honest_thresholds(scales: np.ndarray, n_cells: int) -> np.ndarray:
     return scales * np.log(n_cells * np.maximum(1.0, scales))
 
 
+def _honest_noise(counts, high, row_scale, epsilon, rng, ledger) -> np.ndarray:
+    """``counts`` of cells of larger degree ``high`` plus ``Lap(row_scale[high - 1])``, the
+    public scale ``(4 t(h) + 1) / epsilon`` of their row."""
+    return weighted_laplace_mechanism(
+        counts,
+        weights=row_scale[high - 1] * epsilon,
+        sensitivity=1.0,
+        epsilon=epsilon,
+        rng=rng,
+        ledger=ledger,
+        label="honest DRC: Lap((4 t(h) + 1)/eps) on every cell (weighted L1 sensitivity < 1)",
+    )
+
+
 @register_mechanism(
     "drc_honest",
     input_kind=Kind.GRAPH,
@@ -360,20 +369,16 @@ def drc_honest(
     graphs of maximum degree ``<= degree_bound`` (an integer; a graph above it raises
     :class:`~privpub.errors.NotApplicableError`).
 
+    ``graph``, ``epsilon``, ``partition_width``, ``rng`` and ``ledger`` as :func:`drc` (the
+    partition's scale uses the interval's top degree, a public number).
+
     Parameters
     ----------
-    graph : Graph
-    epsilon : float
-        Privacy parameter, > 0.
-    partition_width : int
-        As :func:`drc`; the partition's scale uses the interval's top degree (public).
     degree_bound : "n_minus_1" or int
         Public bound D on degrees; the domain is every cell ``1 <= l <= h <= D``.
     threshold : "auto", float or None
         ``"auto"``: :func:`honest_thresholds`; a float ``t``: ``tau_c = t b_c``; None: publish
         every cell of the domain (allowed up to 2 * 10^6 cells).
-    rng : numpy.random.Generator
-    ledger : PrivacyLedger, optional
 
     Returns
     -------
@@ -382,7 +387,7 @@ def drc_honest(
         ``published_cells``, ``spurious_cells`` (published cells that are 0 in the graph:
         computed for the report, never used by the mechanism).
     """
-    graph = _graph(graph)
+    graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     width = _width(partition_width)
@@ -403,15 +408,7 @@ def drc_honest(
         if jd.size:
             pos = high * (bound + 1) + low
             counts[np.searchsorted(pos, jd.high * (bound + 1) + jd.low)] = jd.counts
-        noisy = weighted_laplace_mechanism(
-            counts,
-            weights=row_scale[high - 1] * epsilon,
-            sensitivity=1.0,
-            epsilon=epsilon,
-            rng=rng,
-            ledger=ledger,
-            label="honest DRC: Lap((4 t(h) + 1)/eps) on every cell (weighted L1 sensitivity < 1)",
-        )
+        noisy = _honest_noise(counts, high, row_scale, epsilon, rng, ledger)
         out = JointDegree(low, high, noisy)
         info = {"domain_cells": float(n_cells), "published_cells": float(n_cells)}
         return Release(out, info)
@@ -429,15 +426,7 @@ def drc_honest(
             raise PrivpubError(f"threshold must be finite, got {threshold!r}")
         tau_row = t * row_scale
     # cells present in the graph: noise, then the threshold
-    noisy = weighted_laplace_mechanism(
-        jd.counts,
-        weights=row_scale[jd.high - 1] * epsilon,
-        sensitivity=1.0,
-        epsilon=epsilon,
-        rng=rng,
-        ledger=ledger,
-        label="honest DRC: Lap((4 t(h) + 1)/eps) on every cell (weighted L1 sensitivity < 1)",
-    )
+    noisy = _honest_noise(jd.counts, jd.high, row_scale, epsilon, rng, ledger)
     keep = noisy > tau_row[jd.high - 1]
     low, high, val = [jd.low[keep]], [jd.high[keep]], [noisy[keep]]
     # zero cells of the domain: the ones above the threshold, sampled exactly per row
@@ -508,11 +497,10 @@ def pygmalion(
 ) -> Release:
     """A Pygmalion synthetic graph: a noisy dK-2 series, repaired and generated (sala2011 Sec 5).
 
+    ``graph``, ``epsilon``, ``rng`` and ``ledger`` as :func:`drc`.
+
     Parameters
     ----------
-    graph : Graph
-    epsilon : float
-        Privacy parameter, > 0.
     method : {"ldrc", "drc", "dk_pa", "drc_honest"}
         The dK-2 release (sala2011 uses LDRC). Its guarantee is the graph's: the caveat of
         each row says which one holds.
@@ -527,8 +515,6 @@ def pygmalion(
         (:class:`~privpub.errors.NotApplicableError`, recorded as skipped), as sala2011 Sec
         5.1 reports its generator failing on very noisy series. The test reads the noisy
         release only (post-processing).
-    rng : numpy.random.Generator
-    ledger : PrivacyLedger, optional
 
     Returns
     -------
@@ -538,7 +524,7 @@ def pygmalion(
         the stub-matching simplification dropped edges), ``dropped_edges``, ``nodes``,
         ``edges``.
     """
-    graph = _graph(graph)
+    graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     if method not in METHODS:

@@ -129,7 +129,7 @@ from typing import Any
 
 import numpy as np
 
-from privpub.errors import PrivpubError
+from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import LedgerEntry, PrivacyLedger, ensure_ledger
 from privpub.noise import (
     exponential_mechanism,
@@ -523,6 +523,12 @@ def rps(
         nodes[index].entries = tuple(entries)
         profile = intern(parent_profile, entries)
         if len(nodes) + 2 > max_nodes:
+            if is_noise_off():  # the noise-free limit of this cell cannot be built: skip it
+                raise NotApplicableError(
+                    f"the noise-free RPS tree exceeds {max_nodes} nodes (depth {depth}): with "
+                    "exact counts a stop at count <= threshold never ends a region holding "
+                    "more rows, so regions are split down to single rows and the maximum depth"
+                )
             raise PrivpubError(
                 f"the RPS tree exceeds {max_nodes} nodes (depth {depth}): without a "
                 "noisy-count stop, empty regions are split until they are narrow or the "

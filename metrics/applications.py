@@ -105,6 +105,11 @@ def _release(truth, release, metric) -> Graph:
     return release
 
 
+def _rng(rng) -> np.random.Generator:
+    """The stream of the release's curve: the runner's, or seed 0 when none is given."""
+    return check_rng(rng if rng is not None else 0)
+
+
 def _csr(graph: Graph):
     adj = graph.adjacency
     return adj.indptr.astype(np.int64), adj.indices.astype(np.int64)
@@ -170,17 +175,19 @@ def reliable_email(truth, release, rng=None) -> dict:
     """Reliable Email curve of the release: ``{k: share spammed}`` (sala2011 Fig 8); NaN
     where more nodes are compromised than the graph has."""
     graph = _release(truth, release, "reliable_email")
-    curve = reliable_email_curve(graph, rng=check_rng(rng if rng is not None else 0))
+    curve = reliable_email_curve(graph, rng=_rng(rng))
     return {str(k): float(v) if k <= graph.n_nodes else float("nan")
             for k, v in zip(RE_COMPROMISED, curve, strict=True)}
 
 
-def _truth_curve(graph: Graph, key: str, compute):
-    """Curves of the truth are computed once per process, with a fixed seed (0)."""
-    store = _TRUTH.setdefault(graph, {})
+def _curves(truth, release, rng, metric: str, key: str, curve):
+    """``curve(graph, rng)`` of the truth and of the release. The truth's is computed once
+    per process, with a fixed seed (0)."""
+    same_type(truth, release, (Graph,), metric)
+    store = _TRUTH.setdefault(truth, {})
     if key not in store:
-        store[key] = compute(np.random.default_rng(0))
-    return store[key]
+        store[key] = curve(truth, np.random.default_rng(0))
+    return store[key], curve(release, _rng(rng))
 
 
 def _max_relative_gap(ours: np.ndarray, truth: np.ndarray) -> float:
@@ -196,9 +203,8 @@ def reliable_email_deviation(truth, release, rng=None) -> float:
     """Largest relative gap ``|RE_release(k) / RE_truth(k) - 1|`` over the ``k >=``
     :data:`RE_DEVIATION_MIN_K` of :data:`RE_COMPROMISED` (sala2011 Sec 5.2: "the difference
     ... is at most 10%")."""
-    same_type(truth, release, (Graph,), "reliable_email_deviation")
-    t = _truth_curve(truth, "re", lambda r: reliable_email_curve(truth, rng=r))
-    ours = reliable_email_curve(release, rng=check_rng(rng if rng is not None else 0))
+    t, ours = _curves(truth, release, rng, "reliable_email_deviation", "re",
+                      lambda graph, r: reliable_email_curve(graph, rng=r))
     keep = np.asarray(RE_COMPROMISED) >= RE_DEVIATION_MIN_K
     return _max_relative_gap(ours[keep], t[keep])
 
@@ -299,14 +305,13 @@ def influence_curve(graph: Graph, *, model: str, rng: np.random.Generator) -> np
 
 def _influence(truth, release, rng, model, metric) -> dict:
     graph = _release(truth, release, metric)
-    curve = influence_curve(graph, model=model, rng=check_rng(rng if rng is not None else 0))
+    curve = influence_curve(graph, model=model, rng=_rng(rng))
     return {str(k): float(v) for k, v in zip(SEEDS, curve, strict=True)}
 
 
 def _influence_gap(truth, release, rng, model, metric) -> float:
-    same_type(truth, release, (Graph,), metric)
-    t = _truth_curve(truth, model, lambda r: influence_curve(truth, model=model, rng=r))
-    ours = influence_curve(release, model=model, rng=check_rng(rng if rng is not None else 0))
+    t, ours = _curves(truth, release, rng, metric, model,
+                      lambda graph, r: influence_curve(graph, model=model, rng=r))
     # points where the seeds cover a graph compare sizes, not spread: left out
     keep = np.asarray(SEEDS) < min(truth.n_nodes, release.n_nodes)
     return _max_relative_gap(ours[keep], t[keep]) if keep.any() else float("nan")

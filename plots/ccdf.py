@@ -111,7 +111,7 @@ def plot_ccdf(
     ``footnotes`` and ``style_memory`` as in :func:`plots.lines.lines_figure`."""
     if cumulative not in ("ccdf", "cdf"):
         raise ConfigError(f"cumulative must be 'ccdf' or 'cdf', got {cumulative!r}")
-    from plots.lines import figure_with_notes, save_figure
+    from plots.lines import panel_figure, save_figure
     from plots.series import series_styles
 
     picked = median_releases(frame, select=select, where=where, best_over=best_over)
@@ -120,11 +120,8 @@ def plot_ccdf(
     styles = series_styles(series, memory=style_memory)
     legend_names = legend_names or {}
     ncols = min(len(panels), 4)
-    nrows = math.ceil(len(panels) / ncols)
-    fig, main = figure_with_notes(4.0 * ncols, 3.2 * nrows + 0.8, footnotes)
-    axes = list(main.subplots(nrows, ncols, squeeze=False).ravel())
-    for ax in axes[len(panels) :]:
-        main.delaxes(ax)
+    fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, width=4.0, height=3.2,
+                                   min_width=0)
     handles = {}
     for ax, panel in zip(axes, panels, strict=False):
         sub = picked[picked["dataset_label"] == panel]

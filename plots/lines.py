@@ -38,6 +38,7 @@ __all__ = [
     "plot_lines",
     "save_figure",
     "summary_table",
+    "panel_figure",
     "MARKERS",
 ]
 
@@ -221,18 +222,8 @@ def lines_figure(
     elif logx and (agg["x"].dropna() <= 0).any():
         raise PrivpubError(f"logx needs {x!r} > 0, got {sorted(agg['x'].dropna().unique())}")
 
-    n = len(panels)
-    if ncols is None:  # balanced grids: 1-3 panels in a row, 4 as 2 x 2, more in rows of 3
-        ncols = n if n <= 3 else (2 if n == 4 else 3)
-    ncols = max(1, min(int(ncols), n))
-    nrows = math.ceil(n / ncols)
-    width = max(6.4, 4.2 * ncols)  # wide enough for a legend and a title even with one panel
-    fig, main = figure_with_notes(width, 3.3 * nrows + 0.8, footnotes)
-    grid = main.subplots(nrows, ncols, squeeze=False)
-    axes = list(grid.ravel())
-    for ax in axes[n:]:
-        main.delaxes(ax)
-    axes = axes[:n]
+    fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, height=3.3)
+    width = fig.get_figwidth()
 
     style = series_styles(map(str, hues), memory=style_memory)
     style = {h: style[str(h)] for h in hues}
@@ -315,6 +306,23 @@ def lines_figure(
             )
         )
     return fig
+
+
+def panel_figure(n: int, notes: list[str] | None = None, *, ncols: int | None = None,
+                 width: float = 4.2, height: float = 3.3, min_width: float = 6.4):
+    """A figure with ``n`` panels (balanced: 1-3 in a row, 4 as 2 x 2, more in rows of 3,
+    unless ``ncols``) of ``width`` x ``height`` inches, wide enough for a legend and a title,
+    with ``notes`` under everything (:func:`figure_with_notes`); returns ``(figure, the
+    part holding the panels, axes)``."""
+    if ncols is None:
+        ncols = n if n <= 3 else (2 if n == 4 else 3)
+    ncols = max(1, min(int(ncols), n))
+    nrows = math.ceil(n / ncols)
+    fig, main = figure_with_notes(max(min_width, width * ncols), height * nrows + 0.8, notes)
+    axes = list(main.subplots(nrows, ncols, squeeze=False).ravel())
+    for ax in axes[n:]:
+        main.delaxes(ax)
+    return fig, main, axes[:n]
 
 
 def figure_with_notes(width: float, height: float, notes: list[str] | None):

@@ -11,7 +11,6 @@ Only stored rows are read; the means are over repetitions.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -60,7 +59,7 @@ def plot_tradeoff(
     style_memory: Path | None = None,
 ) -> list[Path]:
     """Draw one panel per dataset, one path per series, and save ``out_stem.{png,pdf}``."""
-    from plots.lines import figure_with_notes, save_figure
+    from plots.lines import panel_figure, save_figure
     from plots.series import series_styles
 
     points = tradeoff_points(frame, x_metric=x_metric, y_metric=y_metric, along=along)
@@ -70,12 +69,8 @@ def plot_tradeoff(
     series = sorted(points["series"].unique())
     styles = series_styles(series, memory=style_memory)
     legend_names = legend_names or {}
-    ncols = min(len(panels), 3)
-    nrows = math.ceil(len(panels) / ncols)
-    fig, main = figure_with_notes(max(6.4, 4.2 * ncols), 3.6 * nrows + 0.8, footnotes)
-    axes = list(main.subplots(nrows, ncols, squeeze=False).ravel())
-    for ax in axes[len(panels):]:
-        main.delaxes(ax)
+    fig, main, axes = panel_figure(len(panels), footnotes, ncols=min(len(panels), 3),
+                                   height=3.6)
     handles = {}
     for ax, panel in zip(axes, panels, strict=False):
         sub = points[points["dataset_label"] == panel]

@@ -154,6 +154,18 @@ def replace_delta(delta, n_elements: int, global_sensitivity: float | None = Non
 
 
 # --------------------------------------------------------------------------- dampening
+def _distance_blocks(first: int, max_steps: int):
+    """The distances ``t = 0, 1, ... < max_steps`` in blocks (int arrays) of ``first``,
+    ``2 first``, ... up to ``2^16`` distances: a search over ``t`` asks for the next block
+    until it is done, and gives up when none is left."""
+    t0, size = 0, first
+    while t0 < max_steps:
+        ts = np.arange(t0, min(t0 + size, max_steps))
+        yield ts
+        t0 = ts[-1] + 1
+        size = min(size * 2, 1 << 16)
+
+
 def dampen(
     utility,
     delta,
@@ -196,16 +208,16 @@ def dampen(
     neg = u < 0
     out = np.full(n, np.nan)
     active = np.arange(n)
-    b_prev = np.zeros(n)  # b(t0) for every element
+    b_prev = np.zeros(n)  # b(ts[0]) of the next block, for every element
     last = None
-    t0, size = 0, 16
+    blocks = _distance_blocks(16, max_steps)
     while active.size:
-        if t0 >= max_steps:
+        ts = next(blocks, None)
+        if ts is None:
             raise PrivpubError(
                 f"dampening did not reach |u| = {mag[active].max():.6g} within {max_steps} "
                 "distances: give global_sensitivity (the bounded delta of Lemma 3.5)"
             )
-        ts = np.arange(t0, min(t0 + size, max_steps))
         block = fn(ts)[:, active]  # (T, m)
         _check_delta_values(block, None if last is None else last[active])
         if bound is not None:
@@ -213,10 +225,10 @@ def dampen(
         last_full = np.zeros(n) if last is None else last
         last_full[active] = block[-1]
         last = last_full
-        # b(t0 + j + 1) for j = 0..T-1
+        # b(ts[0] + j + 1) for j = 0..T-1
         bs = b_prev[active][None, :] + np.cumsum(block, axis=0)
         m = mag[active]
-        # positive u: first j with b(t0 + j + 1) > m; negative u: first with >= m
+        # positive u: first j with b(ts[0] + j + 1) > m; negative u: first with >= m
         over = np.where(neg[active][None, :], bs >= m[None, :], bs > m[None, :])
         found = over.any(axis=0)
         j = np.argmax(over, axis=0)
@@ -225,7 +237,7 @@ def dampen(
         lo = np.where(jf > 0, bs[jf - 1, np.flatnonzero(found)], b_prev[idx])
         hi = bs[jf, np.flatnonzero(found)]
         width = hi - lo
-        step = t0 + jf  # i
+        step = ts[0] + jf  # i
         frac = np.where(width > 0, (mag[idx] - lo) / np.where(width > 0, width, 1.0), 0.0)
         out[idx] = step + frac
         # bounded: an element whose delta reached the bound continues linearly
@@ -240,8 +252,6 @@ def dampen(
                 rest[rest_idx] = False
         b_prev[active[rest]] = bs[-1, rest]
         active = active[rest]
-        t0 = ts[-1] + 1
-        size = min(size * 2, 1 << 16)
     return np.where(neg, -out, out)
 
 
@@ -265,14 +275,14 @@ def dampening_penalty(
     fn = as_delta(delta, n_elements, bound)
     pen = np.zeros(n_elements)
     active = np.arange(n_elements)
-    t0, size, last = 0, 64, None
+    blocks, last = _distance_blocks(64, max_steps), None
     while active.size:
-        if t0 >= max_steps:
+        ts = next(blocks, None)
+        if ts is None:
             raise PrivpubError(
                 f"delta did not reach the global sensitivity {bound:.6g} within {max_steps} "
                 "distances: the shifted limit needs a bounded delta that reaches it"
             )
-        ts = np.arange(t0, min(t0 + size, max_steps))
         block = fn(ts)[:, active]
         _check_delta_values(block, last)
         block = np.minimum(block, bound)
@@ -280,8 +290,6 @@ def dampening_penalty(
         done = block[-1] >= bound
         last = block[-1][~done]
         active = active[~done]
-        t0 = ts[-1] + 1
-        size = min(size * 2, 1 << 16)
     return pen
 
 

@@ -82,6 +82,7 @@ from privpub.types import Graph, JointDegree
 from privpub.validation import check_rng
 
 __all__ = [
+    "check_graph",
     "joint_degree",
     "beta_order",
     "stub_totals",
@@ -105,14 +106,21 @@ NETWORKX_MAX_EDGES = 2_000_000
 
 
 # --------------------------------------------------------------------------- extraction
+def check_graph(graph, who: str = "a dK-2 mechanism") -> Graph:
+    """``graph`` itself if it is a :class:`~privpub.types.Graph`, else a
+    :class:`~privpub.errors.PrivpubError` saying that ``who`` needs one."""
+    if not isinstance(graph, Graph):
+        raise PrivpubError(f"{who} needs a Graph, got {type(graph).__name__}")
+    return graph
+
+
 def joint_degree(graph: Graph) -> JointDegree:
     """The dK-2 series of ``graph``: for every unordered pair of endpoint degrees
     ``(l <= h)`` the number of edges joining such nodes (sala2011 Sec 3.1), beta-ordered.
 
     Isolated nodes appear in no cell. Vectorised: O(m log m).
     """
-    if not isinstance(graph, Graph):
-        raise PrivpubError(f"joint_degree needs a Graph, got {type(graph).__name__}")
+    check_graph(graph, "joint_degree")
     deg = graph.degrees()
     edges = graph.edges()
     if edges.size == 0:

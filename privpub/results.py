@@ -48,6 +48,7 @@ COLUMN_ORDER = (
     "task_seconds",
     "cpu_seconds",
     "peak_mb",
+    "release_cached",
     "privacy",
     "noise_free",
     "caveat",

@@ -358,3 +358,22 @@ def test_rps_noise_free_cut_is_the_best_cut_not_the_widest_group():
         split = part(node, epsilon=0.01, rng=np.random.default_rng(0), ledger=None)
     assert split.left_rows.size == 10  # between the two clusters
     assert split.left_region.hi[0] == 0  # the lowest cut of that group (ties: lowest)
+
+
+def test_a_noise_free_tree_beyond_the_node_cap_is_skipped_not_failed():
+    """A noise-free twin whose tree cannot be built within the node cap (exact stop checks
+    never end a region of one row) is a cell that cannot apply, not a failure."""
+    from mechanisms.rps import BoxPartition, BoxRegion, CountBalance, NoisyCountStop, rps
+    from privpub.errors import NotApplicableError, PrivpubError
+
+    values = np.arange(200, dtype=float)
+    part = BoxPartition([values], [True], quality=CountBalance(), domain_lo=[0.0],
+                        domain_hi=[199.0])
+    kwargs = dict(partition=part, summarize=lambda node, **_: node.rows.size,
+                  stopping=NoisyCountStop(0), epsilon=1.0, depth=20, max_nodes=4)
+    region = BoxRegion(np.array([0.0]), np.array([199.0]))
+    with noise_off(), pytest.raises(NotApplicableError, match="noise-free"):
+        rps(200, region, rng=np.random.default_rng(0), **kwargs)
+    with pytest.raises(PrivpubError) as info:
+        rps(200, region, rng=np.random.default_rng(0), **kwargs)
+    assert not isinstance(info.value, NotApplicableError)

@@ -284,3 +284,27 @@ def test_processes_writing_one_store_at_once_lose_and_duplicate_nothing(tmp_path
     keys = rows[["cell", "rep", "metric"]]
     assert not keys.duplicated().any()
     assert len(rows.drop_duplicates(["cell", "rep"])) == spec.n_tasks
+
+
+def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_path):
+    """The same task measured by two experiments with different metrics: the mechanism runs
+    once; the second reads the release and computes only its own metrics."""
+    import experiments.runner as runner
+    from experiments.tests.toy_plugins import CALLS
+
+    old = runner.RELEASE_CACHE_SECONDS
+    runner.RELEASE_CACHE_SECONDS = 0.0  # keep every release, however fast
+    try:
+        exp = toy_experiment(mechanisms=[{"name": "toy_sleep", "params": {"duration": 0.0}}],
+                             grid={}, repetitions=2, metrics=["jaccard"], plots=[])
+        CALLS.clear()
+        run_experiment(resolve_experiment(exp, scale="paper"), results_dir=tmp_path,
+                       progress=False, plugins=(TOY,))
+        other = dict(exp, name="other", metrics=["created_fraction"])
+        summary = run_experiment(resolve_experiment(other, scale="paper"), results_dir=tmp_path,
+                                 progress=False, plugins=(TOY,))
+    finally:
+        runner.RELEASE_CACHE_SECONDS = old
+    assert summary.n_ok == 2 and len(CALLS) == 2  # 2 repetitions, computed once each
+    rows = ResultStore(summary.store).load()
+    assert set(rows["metric"]) == {"created_fraction"} and rows["release_cached"].all()

@@ -14,6 +14,9 @@ from privpub.types import DegreeHistogram, Kind, Release, as_binary_matrix
 #: ``interrupt_at`` only fires while armed (a test arms it, then resumes disarmed).
 INTERRUPT = {"armed": False}
 
+#: toy_sleep's calls in this process (a test counts how often a release is computed).
+CALLS: list = []
+
 
 @register_mechanism(
     "toy_copy",
@@ -108,5 +111,6 @@ def toy_sleep(matrix, *, rng, duration: float = 0.5, tag: int = 0):
     """Return the input after ``duration`` seconds: a run long enough to interrupt."""
     import time
 
+    CALLS.append(tag)
     time.sleep(duration)
     return matrix

@@ -18,18 +18,14 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.registry import EDGE_DP, get_mechanism
 from privpub.testing import empirical_privacy_check
+from privpub.tests.test_centrality import FIG1B, IX, NAMES, graph_of
 from privpub.types import Graph, Kind, Ranking, Release
 
-NAMES = ["a", "b", "v0", "v1", "v2", "v3", "v4", "v5"]
-IX = {n: i for i, n in enumerate(NAMES)}
-FIG1B = [("a", "b"), ("a", "v0"), ("a", "v1"), ("a", "v2"), ("a", "v3"), ("b", "v2"),
-         ("b", "v3"), ("b", "v4"), ("b", "v5"), ("v0", "v1"), ("v4", "v5")]
 MECHS = {"global": global_priv_topk, "local": local_priv_topk, "shifted": shifted_local_priv_topk}
 
 
 def fig1b(drop=()):
-    edges = [e for e in FIG1B if e not in drop]
-    return Graph.from_edges(np.array([[IX[u], IX[v]] for u, v in edges]), 8)
+    return graph_of([e for e in FIG1B if e not in drop])
 
 
 def test_registration():

@@ -151,14 +151,21 @@ def test_repair_always_realizable(scale):
             assert info["edges"] == fixed.counts.sum()
 
 
+def random_cells(rng, max_cells, max_degree):
+    """Distinct random cells ``(low, high)``, beta-ordered: fewer than ``max_cells`` of them,
+    degrees below ``max_degree``."""
+    m = int(rng.integers(1, max_cells))
+    hi = rng.integers(1, max_degree, m)
+    lo = np.array([rng.integers(1, h + 1) for h in hi])
+    key = np.unique(hi * max_degree + lo)
+    return key % max_degree, key // max_degree
+
+
 def test_repair_of_arbitrary_series():
     rng = np.random.default_rng(0)
     for _ in range(300):
-        m = int(rng.integers(1, 40))
-        hi = rng.integers(1, 60, m)
-        lo = np.array([rng.integers(1, h + 1) for h in hi])
-        key = np.unique(hi * 100 + lo)
-        jd = JointDegree(key % 100, key // 100, rng.normal(0, 30, key.size))
+        low, high = random_cells(rng, 40, 60)
+        jd = JointDegree(low, high, rng.normal(0, 30, low.size))
         fixed, _ = repair_joint_degree(jd)
         assert is_realizable(fixed) and nx.is_valid_joint_degree(to_networkx_dict(fixed))
 
@@ -174,11 +181,8 @@ def test_repair_keeps_a_realizable_series_and_reads_only_its_input():
 def test_is_realizable_agrees_with_networkx():
     rng = np.random.default_rng(5)
     for _ in range(300):
-        m = int(rng.integers(1, 8))
-        hi = rng.integers(1, 6, m)
-        lo = np.array([rng.integers(1, h + 1) for h in hi])
-        key = np.unique(hi * 10 + lo)
-        jd = JointDegree(key % 10, key // 10, rng.integers(0, 6, key.size).astype(float))
+        low, high = random_cells(rng, 8, 6)
+        jd = JointDegree(low, high, rng.integers(0, 6, low.size).astype(float))
         assert is_realizable(jd) == nx.is_valid_joint_degree(to_networkx_dict(jd))
 
 
