@@ -666,7 +666,9 @@ def mondrian(
     rng = check_rng(rng)
     n = table.n_rows
     if k > n:
-        raise NotApplicableError(f"k = {k} exceeds the number of rows ({n}): no {k}-anonymous release")
+        raise NotApplicableError(
+            f"k = {k} exceeds the number of rows ({n}): no {k}-anonymous release"
+        )
     qis = _encode(table, resolve_quasi_identifiers(table.schema, quasi_identifiers))
 
     part = mondrian_partition(qis, n, k=k, strict=mode == "strict", rng=rng)

@@ -103,7 +103,8 @@ for col in cols:
     codes.append(values)
 spans = [max(c) - min(c) or 1 for c in codes]
 rows = list(zip(*codes))
-classes = reference_mondrian(rows, lambda lo, hi: [(b - a) / s for a, b, s in zip(lo, hi, spans)], k)
+widths = lambda lo, hi: [(b - a) / s for a, b, s in zip(lo, hi, spans)]  # noqa: E731
+classes = reference_mondrian(rows, widths, k)
 print(len(rows), len(classes))
 """
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import math
+import os
 import time
 import traceback
 import tracemalloc
@@ -345,7 +345,9 @@ def run_task(
             ledger = PrivacyLedger(kwargs["epsilon"])
             kwargs["ledger"] = ledger
         rng = np.random.default_rng(mech_ss)
-        kept_path = Path(release_dir) / f"{release_key}.pkl" if release_dir and release_key else None
+        kept_path = None
+        if release_dir and release_key:
+            kept_path = Path(release_dir) / f"{release_key}.pkl"
         cached = _read_release(kept_path)
         if cached is not None:  # computed before by the same code for the same task
             output, ledger = cached["output"], cached["ledger"]
