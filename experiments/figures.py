@@ -323,6 +323,21 @@ def _limits_text(limits: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _caveats_text(ok: pd.DataFrame) -> str:
+    """The whole text of every caveat a drawn series carries (figures show the start)."""
+    if ok.empty or "caveat" not in ok.columns:
+        return ""
+    pairs = ok[ok["caveat"].notna() & (ok["caveat"].astype(str) != "")]
+    pairs = pairs.drop_duplicates(["label", "caveat"])[["label", "caveat"]]
+    if pairs.empty:
+        return ""
+    lines = ["## Caveats", "", "Why a series' privacy claim does not (or is not known to) hold:",
+             ""]
+    for caveat, group in pairs.groupby("caveat", sort=False):
+        lines.append(f"- **{', '.join(dict.fromkeys(group['label']))}**: {caveat}")
+    return "\n".join(lines) + "\n"
+
+
 def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None = None
             ) -> list[dict]:
     from experiments.claims import evaluate_claims
@@ -417,7 +432,7 @@ def draw_experiment(
     (out / "claims.json").write_text(_dumps(claims))
     limits = noise_free_limits(ok, twins[twins["status"] == "ok"] if not twins.empty else twins,
                                spec)
-    sections = [_claims_text(claims), *texts, _limits_text(limits)]
+    sections = [_claims_text(claims), *texts, _limits_text(limits), _caveats_text(ok)]
     if not rows.empty:
         sections += [
             _status_section(rows, "skipped", "Skipped tasks (the cell cannot apply)"),

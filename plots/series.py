@@ -178,10 +178,28 @@ def _save_styles(memory: Path, known: dict) -> None:
     os.replace(tmp, memory)
 
 
-def short_caveat(text: str, width: int = 150) -> str:
-    """The first sentence of a caveat, shortened to ``width`` characters."""
-    first = text.split(". ")[0].rstrip(".")
-    return textwrap.shorten(first, width=width, placeholder=" …")
+def short_caveat(text: str, width: int = 240) -> str:
+    """As many whole sentences of a caveat as fit in ``width`` characters (at least the first,
+    shortened); ``summary.md`` has the whole text."""
+    sentences = [s.strip() for s in text.replace("\n", " ").split(". ") if s.strip()]
+    out = ""
+    for sentence in sentences:
+        candidate = f"{out}. {sentence}" if out else sentence
+        if len(candidate) > width:
+            break
+        out = candidate
+    if not out:
+        out = textwrap.shorten(sentences[0] if sentences else text, width=width, placeholder=" …")
+    out = out.rstrip(".")
+    return out + ("" if out == " ".join(text.split()).rstrip(".") else " …")
+
+
+def _says(label: str, notion: str) -> bool:
+    """Whether a series label already names its privacy notion."""
+    label = label.lower()
+    if notion == "not private":
+        return any(w in label for w in ("not private", "not dp", "non-private", "nonprivate"))
+    return notion.lower() in label
 
 
 def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
@@ -213,7 +231,7 @@ def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
         notions = sorted({str(p) for p in group["privacy"].dropna()}) if has_privacy else []
         shown = ["not private" if n == "none" else n for n in notions]
         if main_privacy and notions and notions != [main_privacy]:
-            if not all(n.lower() in text.lower() for n in shown):  # "RR (node-DP)" says it
+            if not all(_says(text, n) for n in shown):  # "RR (node-DP)" says it already
                 text += " [" + ", ".join(shown) + "]"
         names[value] = text + "".join(marks[c] for c in caveats_of[value])
     footnotes = [f"{marks[c]} {', '.join(owner)}: {short_caveat(c)}" for c, owner in owners.items()]

@@ -55,14 +55,17 @@ def test_legend_marks_other_notions_and_caveats():
     assert names["laplace_histogram"] == "laplace_histogram [edge-DP]"
     assert names["original"] == "original [not private]"
     assert names["Truncation"] == "Truncation†"
-    assert notes == ["† Truncation: beta is too large for the Cauchy release"]
+    assert notes == ["† Truncation: beta is too large for the Cauchy release. More text"]
     named, _ = legend_marks(_rows("edge-DP", label="RR (edge-DP)"), "series", "node-DP")
     assert named["RR (edge-DP)"] == "RR (edge-DP)"  # the label already says it
+    named, _ = legend_marks(_rows("none", label="RPS [reading, not DP]"), "series", "node-DP")
+    assert named["RPS [reading, not DP]"] == "RPS [reading, not DP]"
 
 
-def test_short_caveat_keeps_the_first_sentence():
-    assert short_caveat("First part. Second part.") == "First part"
-    assert len(short_caveat("x " * 200)) <= 150
+def test_short_caveat_keeps_whole_sentences_that_fit():
+    assert short_caveat("First part. Second part.") == "First part. Second part"
+    assert short_caveat("First part. " + "y" * 300 + ".") == "First part …"
+    assert len(short_caveat("x " * 200)) <= 245
 
 
 def _tidy(error_values):
