@@ -121,7 +121,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
-from privpub.cache import disk_cached
+from privpub.cache import disk_cached, register_clear
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import exponential_mechanism, laplace_mechanism
@@ -497,6 +497,7 @@ def _cached_projection(graph: Graph, theta: int, key: str | None = None):
     return hist.copy(), flow
 
 
+@register_clear
 def clear_cache() -> None:
     """Empty the projection cache (tests and benchmarks use it to time cold runs)."""
     with _CACHE_LOCK:

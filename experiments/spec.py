@@ -75,10 +75,10 @@ RESERVED_COLUMNS = frozenset(
 #: The keys an experiment file may have, and those a scale block may set.
 EXPERIMENT_KEYS = frozenset(
     "name paper title figure datasets mechanisms grid metrics repetitions plots keep_releases "
-    "notes claims privacy noise_free scales".split()
+    "notes claims privacy noise_free cold scales".split()
 )
 _SCALE_KEYS = frozenset(
-    "datasets mechanisms grid metrics repetitions plots keep_releases noise_free".split()
+    "datasets mechanisms grid metrics repetitions plots keep_releases noise_free cold".split()
 )
 _ENTRY_KEYS = frozenset("name label key params grid".split())
 _PATCH_KEYS = frozenset("label params grid drop".split())
@@ -171,6 +171,7 @@ class ExperimentSpec:
     claims: list[dict] = field(default_factory=list)
     privacy: str | None = None
     dataset_labels: dict = field(default_factory=dict)  # "<dataset>|<options>" -> label
+    cold: bool = False  # running times: no cache, no task read from another experiment
 
     @property
     def expected_rows(self) -> list[str]:
@@ -660,6 +661,7 @@ def resolve_experiment(
         claims=claims,
         privacy=exp.get("privacy") or _main_privacy(own_entries or entries),
         dataset_labels=dataset_labels,
+        cold=bool(exp.get("cold", False)),
     )
 
 

@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from privpub.cache import register_clear
 from privpub.errors import DataError, PrivpubError
 from privpub.registry import NO_PRIVACY, register_mechanism
 from privpub.types import DegreeHistogram, Graph, Kind, Release
@@ -506,6 +507,7 @@ def projection_profile(
 #: a theta mechanism on a graph needs the same profile; day2016 Fig. 3 asks 30 repetitions x
 #: 8 epsilons of each, and the profile is nearly all of a call's time.
 _PROFILES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+register_clear(_PROFILES.clear)
 
 
 def _profile(graph, theta_max: int, order: str, rng) -> ProjectionProfile:

@@ -9,10 +9,17 @@ numbers, stored with :func:`numpy.savez` (no pickle) and written atomically.
 
 The directory is ``$PRIVPUB_CACHE_DIR``, else the user cache dir (``pooch.os_cache``); set
 ``PRIVPUB_CACHE_DIR=off`` to compute everything afresh.
+
+Modules that keep such values in memory too (projection profiles, Flowgraph projections)
+register their ``clear`` with :func:`register_clear`; inside ``with cold():`` every such
+cache is emptied first and the disk cache is neither read nor written, so a running-time
+experiment (day2016 Table 3) measures whole computations.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import hashlib
 import json
@@ -24,9 +31,30 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["cache_dir", "disk_cached"]
+__all__ = ["cache_dir", "disk_cached", "register_clear", "cold"]
 
 ENV_VAR = "PRIVPUB_CACHE_DIR"
+
+_COLD = contextvars.ContextVar("privpub_cold", default=False)
+_CLEARS: list[Callable[[], None]] = []
+
+
+def register_clear(clear: Callable[[], None]) -> Callable[[], None]:
+    """Register a function that empties an in-memory cache (see :func:`cold`)."""
+    _CLEARS.append(clear)
+    return clear
+
+
+@contextlib.contextmanager
+def cold():
+    """Empty every registered in-memory cache and bypass the disk cache inside the block."""
+    for clear in _CLEARS:
+        clear()
+    token = _COLD.set(True)
+    try:
+        yield
+    finally:
+        _COLD.reset(token)
 
 
 def cache_dir() -> Path | None:
@@ -53,7 +81,7 @@ def disk_cached(namespace: str, key: dict, compute: Callable[[], dict], *, modul
     """``compute()`` (a dict of arrays and numbers), read from the cache when an entry for
     ``key`` computed by the current source of ``module`` exists, else computed and stored."""
     root = cache_dir()
-    if root is None:
+    if root is None or _COLD.get():
         return compute()
     ident = json.dumps({"key": key, "code": _source_hash(module)}, sort_keys=True, default=str)
     path = root / namespace / f"{hashlib.sha256(ident.encode()).hexdigest()[:32]}.npz"

@@ -36,3 +36,15 @@ def test_off_computes_every_time(monkeypatch):
     for _ in range(2):
         cache.disk_cached("demo", {"k": 1}, lambda: calls.append(1) or {"x": 1}, module="m")
     assert len(calls) == 2
+
+
+def test_cold_empties_registered_caches_and_bypasses_the_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path))
+    memory = {"x": 1}
+    cache.register_clear(memory.clear)
+    calls = []
+    cache.disk_cached("demo", {"k": 2}, lambda: calls.append(1) or {"x": 1}, module="m")
+    with cache.cold():
+        assert memory == {}
+        cache.disk_cached("demo", {"k": 2}, lambda: calls.append(1) or {"x": 1}, module="m")
+    assert len(calls) == 2
