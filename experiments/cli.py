@@ -45,7 +45,7 @@ __all__ = [
 #: The keys of the top-level config (conf/config.yaml and its groups); others are typos.
 TOP_LEVEL_KEYS = frozenset(
     "experiment dataset mechanism scale seed n_jobs executor dask_address data_dir "
-    "allow_download results_dir rerun plot plot_stored progress measure_memory plugins "
+    "allow_download results_dir rerun plot plot_stored redraw progress measure_memory plugins "
     "add_mechanisms".split()
 )
 
@@ -120,7 +120,7 @@ def check_run_config(cfg: DictConfig | dict) -> dict:
         raise ConfigError(
             f"unknown executor {c.get('executor')!r}; known executors: {', '.join(EXECUTORS)}"
         )
-    for key in ("allow_download", "rerun", "plot", "plot_stored", "progress", "measure_memory"):
+    for key in ("allow_download", "rerun", "plot", "plot_stored", "redraw", "progress", "measure_memory"):
         if not isinstance(c.get(key), bool):
             raise ConfigError(f"{key} must be true or false, got {c.get(key)!r}")
     for key in ("plugins", "add_mechanisms"):
@@ -314,12 +314,13 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
                         "n_recomputed": summary.n_recomputed, "seconds": summary.seconds},
                 "plot": c["plot"],
                 "plot_stored": c["plot_stored"],
+                "redraw": c["redraw"],
             }
         )
         return summary
     if c["plot"]:
         text = draw(spec, results_dir, seed=c["seed"], variant=variant, overrides=overrides,
-                    plot_stored=c["plot_stored"], summary=summary)
+                    plot_stored=c["plot_stored"], redraw=c["redraw"], summary=summary)
         if text:
             print(text, flush=True)
     if summary.failed:
@@ -330,14 +331,16 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
 
 
 def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str | None = None,
-         overrides=(), plot_stored: bool = False, summary=None) -> str:
-    """Draw ``spec``'s figures (and the stored-everything variant when asked)."""
+         overrides=(), plot_stored: bool = False, redraw: bool = False, summary=None) -> str:
+    """Draw ``spec``'s figures (and the stored-everything variant when asked); a draw whose
+    inputs did not change since the last one is skipped unless ``redraw``."""
     from experiments.figures import draw_experiment
 
     text = draw_experiment(spec, results_dir, seed=seed, variant=variant,
-                           overrides=list(overrides), summary=summary)
+                           overrides=list(overrides), summary=summary, redraw=redraw)
     if plot_stored:
-        draw_experiment(spec, results_dir, seed=seed, variant="stored", stored=True)
+        draw_experiment(spec, results_dir, seed=seed, variant="stored", stored=True,
+                        redraw=redraw)
     where = results_dir / spec.name / spec.scale
     where = where / "variants" / variant if variant else where
     return f"{text}\nfigures: {where}" if text else f"figures: {where}"

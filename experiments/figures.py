@@ -19,10 +19,15 @@ same error is printed in ``summary.md``. The directory also gets ``claims.json``
 paper's claims, judged over the drawn tasks: :mod:`experiments.claims`), ``meta.json``
 (what was drawn, task counts and times, read by the report and ``privpub list``),
 ``notes.md`` and ``<results_dir>/report.md`` / ``report.html`` are rewritten.
+
+Drawing is skipped when nothing it depends on changed since the last draw into the same
+directory (:func:`draw_fingerprint`: the spec, the seed, the store's files and the drawing
+code), so a rerun with everything stored answers in seconds; ``redraw=true`` forces it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
@@ -44,6 +49,39 @@ def figure_dir(results_dir: Path | str, spec: ExperimentSpec, variant: str | Non
     """``<results_dir>/<experiment>/<scale>`` or its ``variants/<variant>`` subdirectory."""
     out = store_dir(results_dir, spec.name, spec.scale)
     return out / "variants" / variant if variant else out
+
+
+_DRAWING_CODE = ("experiments/figures.py", "experiments/claims.py", "privpub/results.py", "plots")
+
+
+def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
+                     variant: str | None, stored: bool) -> str:
+    """A hash of everything a draw depends on: the spec (cells, labels, plots, claims,
+    notes), the base seed, the variant, the store's files (names, sizes, modification
+    times: any write changes it) and the source of the drawing code."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([spec.to_dict(), seed, variant, stored], sort_keys=True,
+                             default=str).encode())
+    store = store_dir(results_dir, spec.name, spec.scale) / "store"
+    for path in sorted(store.rglob("*")) if store.exists() else []:
+        st = path.stat()
+        digest.update(f"{path.relative_to(store)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    root = Path(__file__).resolve().parents[1]
+    for name in _DRAWING_CODE:
+        where = root / name
+        for path in sorted(where.glob("*.py")) if where.is_dir() else [where]:
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _up_to_date(out: Path, fingerprint: str) -> str | None:
+    """The text printed by the last draw into ``out`` if it had ``fingerprint``."""
+    try:
+        meta = json.loads((out / "meta.json").read_text())
+        printed = (out / "printed.txt").read_text()
+    except (OSError, ValueError):
+        return None
+    return printed if meta.get("fingerprint") == fingerprint else None
 
 
 def asked_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed: int) -> pd.DataFrame:
@@ -377,6 +415,7 @@ def draw_experiment(
     overrides: list[str] | None = None,
     summary=None,
     stored: bool = False,
+    redraw: bool = False,
 ) -> str:
     """Draw every figure and table of ``spec`` from its store; return the summary text.
 
@@ -396,12 +435,22 @@ def draw_experiment(
         The run's counts and time, recorded in ``meta.json``.
     stored : bool
         Draw every stored cell of ``seed`` instead of the spec's (``plot_stored=true``).
+    redraw : bool
+        Draw even if nothing changed since the last draw (``redraw=true``).
     """
     from plots.report import write_report
 
     results_dir = Path(results_dir)
     out = figure_dir(results_dir, spec, variant)
     out.mkdir(parents=True, exist_ok=True)
+    fingerprint = draw_fingerprint(spec, results_dir, seed=seed, variant=variant, stored=stored)
+    printed = None if redraw else _up_to_date(out, fingerprint)
+    if printed is not None:
+        report = results_dir / "report.html"
+        if not report.exists() or report.stat().st_mtime < (out / "meta.json").stat().st_mtime:
+            write_report(results_dir)
+            write_timings(results_dir)
+        return printed
     frame = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store").load(
         statuses=None
     )
@@ -447,10 +496,13 @@ def draw_experiment(
         (out / "notes.md").write_text(spec.notes.strip() + "\n")
     meta = _meta(spec, pd.concat([rows, twins]), drawn, variant, overrides, summary)
     meta["noise_free"] = limits
+    meta["fingerprint"] = fingerprint
+    printed = "\n".join(t for t in texts if t)
+    (out / "printed.txt").write_text(printed)
     (out / "meta.json").write_text(_dumps(meta))
     write_report(results_dir)
     write_timings(results_dir)
-    return "\n".join(t for t in texts if t)
+    return printed
 
 
 def _meta(spec, rows, drawn, variant, overrides, summary) -> dict:

@@ -44,12 +44,15 @@ def _sweep_tasks(config: DictConfig) -> int | None:
     """The number of tasks of every job of the sweep (None if it cannot be told)."""
     from hydra import compose
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     from experiments.cli import spec_from_config
 
     overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-    parsed = OverridesParser.create().parse_overrides(overrides)
+    # the config loader resolves sweeps over a group's options, e.g. experiment=glob(day2016_*)
+    loader = GlobalHydra.instance().config_loader()
+    parsed = OverridesParser.create(config_loader=loader).parse_overrides(overrides)
     total = 0
     for batch in BasicSweeper.split_arguments(parsed, None):
         for job in batch:
@@ -73,7 +76,7 @@ def collect_outcomes(directory: Path) -> list[dict]:
 
 
 def union_specs(outcomes: list[dict]) -> list[tuple]:
-    """[(spec, seed, results_dir, plot_stored, run)] with the union of the cells (and the
+    """[(spec, seed, results_dir, (plot_stored, redraw), run)] with the union of the cells (and the
     largest repetitions) of every job of the same experiment, scale, seed and results_dir,
     and ``run`` the jobs' summed counts and seconds."""
     from types import SimpleNamespace
@@ -88,7 +91,8 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
         key = (spec.name, spec.scale, outcome["seed"], outcome["results_dir"])
         run = outcome.get("run") or {}
         if key not in groups:
-            groups[key] = [spec, outcome.get("plot_stored", False), dict(run)]
+            flags = (outcome.get("plot_stored", False), outcome.get("redraw", False))
+            groups[key] = [spec, flags, dict(run)]
             continue
         merged, _, total = groups[key]
         known = {c.cell_id for c in merged.cells}
@@ -123,10 +127,10 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = None
         outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
         overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-        for spec, seed, results_dir, stored, run in union_specs(outcomes):
+        for spec, seed, results_dir, (stored, redraw), run in union_specs(outcomes):
             variant = variant_slug(overrides, seed)
             print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
-                       plot_stored=stored, summary=run), flush=True)
+                       plot_stored=stored, redraw=redraw, summary=run), flush=True)
         errors = [o["error"].splitlines()[0] for o in outcomes if o.get("error")]
         failures = [f for o in outcomes for f in o.get("failures") or []]
         code = max([o.get("code", 0) for o in outcomes] or [0])

@@ -1,5 +1,7 @@
 """Figures and summaries are drawn from the store with the plot spec's layout."""
 
+from dataclasses import replace
+
 from experiments.figures import draw_experiment
 from experiments.runner import run_experiment
 from experiments.spec import resolve_experiment
@@ -141,3 +143,29 @@ def test_titles_name_their_metric_and_a_failing_claim_reaches_the_report(tmp_pat
     report = (tmp_path / "report.md").read_text()
     assert "drop_beats_copy" in report and "not held" in report
     assert "not held" in (tmp_path / "report.html").read_text()
+
+
+def test_a_draw_with_nothing_changed_is_skipped_and_any_change_redraws(tmp_path):
+    exp = toy_experiment(datasets=["sbm_small"], repetitions=2,
+                         plots=[{"x": "epsilon", "metric": "jaccard", "name": "j"}])
+    spec = resolve_experiment(exp, scale="paper")
+    spec.cells = [c for c in spec.cells if c.mechanism == "toy_drop"]
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    png = tmp_path / "toy" / "paper" / "j.png"
+
+    def drawn(**kwargs):
+        png.unlink(missing_ok=True)
+        text = draw_experiment(spec, tmp_path, **kwargs)
+        return png.exists(), text
+
+    first = drawn()
+    assert first[0] and "toy_drop" in first[1]
+    assert drawn() == (False, first[1])  # skipped, same text printed
+    assert drawn(redraw=True)[0]
+    spec.cells = [replace(c, label="renamed") for c in spec.cells]  # a new label: redraw
+    assert drawn()[0]
+    assert not drawn()[0]
+    # a store write (more repetitions) redraws
+    spec.repetitions = 3
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    assert drawn()[0]

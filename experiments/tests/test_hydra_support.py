@@ -1,0 +1,28 @@
+"""The multirun progress bar knows its total, also for sweeps over a group's options."""
+
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from omegaconf import open_dict
+
+from experiments.cli import spec_from_config
+from experiments.hydra_support import _sweep_tasks
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+
+
+def test_sweep_total_counts_every_job_of_a_glob_sweep():
+    sweep = ["experiment=glob(qardaji2012_fig*)", "scale=smoke", "mechanism.epsilon=1,2"]
+    with initialize_config_dir(config_dir=str(CONF), version_base=None):
+        cfg = compose(config_name="config", return_hydra_config=True)
+        with open_dict(cfg):
+            cfg.hydra.overrides.task = sweep  # what Hydra records for `run.py -m <sweep>`
+        total = _sweep_tasks(cfg)
+        expected = 0
+        for name in ["fig1", "fig2", "fig3", "fig4", "fig5"]:
+            for eps in [1, 2]:
+                job = [f"experiment=qardaji2012_{name}", "scale=smoke", f"mechanism.epsilon={eps}"]
+                expected += spec_from_config(
+                    compose(config_name="config", overrides=job), overrides=job
+                ).n_tasks
+    assert total == expected > 0
