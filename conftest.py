@@ -6,6 +6,7 @@ import shutil
 import sys
 import tempfile
 
+
 def _scratch(prefix: str) -> str:
     """A temporary directory removed when this process exits."""
     path = tempfile.mkdtemp(prefix=prefix)

@@ -677,7 +677,30 @@ def _cells(rows: pd.DataFrame, stat: str) -> pd.DataFrame:
     first = grouped.head(1).copy()
     values = grouped["_v"].agg(stat)
     first["_value"] = values.to_numpy()
+    # the standard error of a mean (NaN for other statistics or a single repetition)
+    spread = grouped["_v"].agg(["std", "count"])
+    first["_se"] = (spread["std"] / np.sqrt(spread["count"])).to_numpy() if stat == "mean" \
+        else np.nan
+    first["_n"] = spread["count"].to_numpy()
     return first[first["_value"].notna()].reset_index(drop=True)
+
+
+def _within_noise(ours_cell, other_cell, higher: bool, factor: float, tol: float):
+    """Whether a missed comparison is within two standard errors of holding.
+
+    The check ``factor * ours <= (1 + tol) * other`` (lower is better; mirrored when higher
+    is better) misses by ``d > 0``; the miss is *within noise* when ``d`` is at most twice the
+    standard error of the difference of the two means, ``sqrt(a^2 se_ours^2 + b^2
+    se_other^2)``. None when a standard error is unknown (one repetition, stat not mean)."""
+    se_o, se_x = ours_cell.get("_se"), other_cell.get("_se")
+    if se_o is None or se_x is None or not (np.isfinite(se_o) and np.isfinite(se_x)):
+        return None
+    ours, other = float(ours_cell["_value"]), float(other_cell["_value"])
+    if higher:
+        miss, a, b = factor * other - (1 + tol) * ours, 1 + tol, factor
+    else:
+        miss, a, b = factor * ours - (1 + tol) * other, factor, 1 + tol
+    return bool(miss <= 2 * math.sqrt((a * se_o) ** 2 + (b * se_x) ** 2))
 
 
 def _best_over(cells: pd.DataFrame, over: str, higher: bool) -> pd.DataFrame:
@@ -938,6 +961,8 @@ def _eval_compare(claim, frame, params):
         closest = max(others, key=lambda n: _better_score(ours, others[n], higher, factor))
         other = others[closest]
         held = all(_beats(ours, o, higher, factor, tol) for o in others.values())
+        other_cell = next(c for s, c in zip(series[1:], cells[1:], strict=True)
+                          if _picked_name(s, c) == closest)
         entry = {
             "group": group,
             "ours": ours,
@@ -948,6 +973,8 @@ def _eval_compare(claim, frame, params):
             "others": others,
             "_score": _better_score(ours, other, higher, factor),
         }
+        if not held:
+            entry["within_noise"] = _within_noise(cells[0], other_cell, higher, factor, tol)
         if _picked_name(series[0], cells[0]) != series[0].name:
             entry["series"] = _picked_name(series[0], cells[0])
         groups.append(entry)
@@ -1048,12 +1075,12 @@ def _eval_best(claim, frame, params):
         by_group: dict[tuple, dict] = {}
         for key, cell in table.items():
             if key[-1] is not None:
-                by_group.setdefault(key[:-1], {})[key[-1]] = float(cell["_value"])
+                by_group.setdefault(key[:-1], {})[key[-1]] = cell
         expect = _key_value(claim["expect"])
         expect_name = f"{among}={_plain(expect)}"
         candidates = [
-            (gkey, {f"{among}={_plain(v)}": m for v, m in vals.items()}, vals.get(expect))
-            for gkey, vals in sorted(by_group.items(), key=lambda kv: _group_order(kv[0]))
+            (gkey, {f"{among}={_plain(v)}": c for v, c in found.items()})
+            for gkey, found in sorted(by_group.items(), key=lambda kv: _group_order(kv[0]))
         ]
     else:
         series = [
@@ -1066,14 +1093,16 @@ def _eval_best(claim, frame, params):
         keys, lookup = _align(tables, len(per))
         candidates = []
         for key in keys:
-            vals = {}
+            found = {}
             for s, t in zip(series, tables, strict=True):
                 cell = lookup(t, key)
                 if cell is not None:
-                    vals[s.name] = float(cell["_value"])
-            candidates.append((key, vals, vals.get(series[0].name)))
+                    found[s.name] = cell
+            candidates.append((key, found))
         expect_name = series[0].name
-    for gkey, vals, ours in candidates:
+    for gkey, found in candidates:
+        vals = {n: float(c["_value"]) for n, c in found.items()}
+        ours = vals.get(expect_name)
         group = _shown(dict(zip(map(_display, per), gkey, strict=True)))
         rivals = {n: v for n, v in vals.items() if n != expect_name}
         if ours is None or not rivals:
@@ -1084,19 +1113,22 @@ def _eval_best(claim, frame, params):
         runner = (max if higher else min)(rivals, key=rivals.get)
         other = rivals[runner]
         best = expect_name if _beats(ours, other, higher, 1.0, 0.0) else runner
-        groups.append(
-            {
-                "group": group,
-                "ours": ours,
-                "other": other,
-                "best": best,
-                "rival": runner,
-                "ratio": _ratio(ours, other),
-                "held": _beats(ours, other, higher, 1.0, tol),
-                "values": vals,
-                "_score": _better_score(ours, other, higher),
-            }
-        )
+        held = _beats(ours, other, higher, 1.0, tol)
+        entry = {
+            "group": group,
+            "ours": ours,
+            "other": other,
+            "best": best,
+            "rival": runner,
+            "ratio": _ratio(ours, other),
+            "held": held,
+            "values": vals,
+            "_score": _better_score(ours, other, higher),
+        }
+        if not held:
+            entry["within_noise"] = _within_noise(found[expect_name], found[runner], higher,
+                                                  1.0, tol)
+        groups.append(entry)
     return (
         groups,
         skipped,
@@ -1349,12 +1381,20 @@ def _evaluate_one(claim: dict, frame: pd.DataFrame, plots) -> dict:
             else ""
         )
     )
+    noise = [g["within_noise"] for g in groups if g.get("within_noise") is not None]
+    if noise:
+        summary += (
+            f"; {sum(noise)} of {n - n_held} missed group(s) within two standard errors"
+        )
     if skipped:
         summary += f"; {len(skipped)} group(s) skipped for missing numbers"
-    return _result(
+    result = _result(
         claim, verdict, summary, groups, n_held, n_skipped=len(skipped),
         worst=next(i for i, g in enumerate(groups) if g is worst),
     )
+    if noise:
+        result["n_missed_within_noise"] = int(sum(noise))
+    return result
 
 
 _SUB_KEYS = ("verdict", "summary", "n_held", "n_groups", "n_skipped", "reason", "groups")

@@ -120,7 +120,8 @@ def check_run_config(cfg: DictConfig | dict) -> dict:
         raise ConfigError(
             f"unknown executor {c.get('executor')!r}; known executors: {', '.join(EXECUTORS)}"
         )
-    for key in ("allow_download", "rerun", "plot", "plot_stored", "redraw", "progress", "measure_memory"):
+    for key in ("allow_download", "rerun", "plot", "plot_stored", "redraw", "progress",
+                "measure_memory"):
         if not isinstance(c.get(key), bool):
             raise ConfigError(f"{key} must be true or false, got {c.get(key)!r}")
     for key in ("plugins", "add_mechanisms"):

@@ -717,9 +717,23 @@ def deviation_cells(dev: Deviation) -> dict:
         "reading": reading_text,
         "noise_free": free_text,
         "verdict": "; ".join(verdicts),
-        "cause": str(c.get("deviation") or ("–" if _verdict(c) != "not held" else
-                                              "no cause stated")),
+        "cause": str(c.get("deviation") or _noise_cause(c)
+                     or ("–" if _verdict(c) != "not held" else "no cause stated")),
     }
+
+
+def _noise_cause(c: dict) -> str | None:
+    """The computed noise test of a missed claim (experiments.claims._within_noise): how
+    many missed groups are within two standard errors of holding."""
+    k = c.get("n_missed_within_noise")
+    missed = int(c.get("n_groups") or 0) - int(c.get("n_held") or 0)
+    if k is None or missed <= 0:
+        return None
+    if k == missed:
+        return (f"noise (computed): all {missed} missed group(s) are within two standard "
+                "errors of holding")
+    return (f"computed: {k} of {missed} missed group(s) are within two standard errors of "
+            f"holding; the other {missed - k} are systematic")
 
 
 _DEV_INTRO = (

@@ -828,3 +828,31 @@ def test_paper_reading_needs_a_series_claim():
     parsed = parse_claims([claim(kind="compare", metric="l1", series="A", than="B",
                                  paper_reading="A [reading]")], where="exp")
     assert referenced_labels(parsed) == {"A", "B", "A [reading]"}
+
+
+def test_missed_groups_are_tested_against_two_standard_errors():
+    """A miss smaller than two standard errors of the difference is 'within noise'; a clear
+    one is not; the count reaches the summary (the report's computed cause)."""
+    frame = pd.DataFrame(
+        rows("g1", "A", {"epsilon": 1}, [1.0, 1.4, 0.6, 1.2, 0.8])  # mean 1.0, se 0.14
+        + rows("g1", "B", {"epsilon": 1}, [0.9, 1.3, 0.5, 1.1, 0.7])  # mean 0.9: a small miss
+        + rows("g2", "A", {"epsilon": 1}, [2.0, 2.01, 1.99, 2.0, 2.0])
+        + rows("g2", "B", {"epsilon": 1}, [1.0, 1.01, 0.99, 1.0, 1.0])  # a clear miss
+        + rows("g3", "A", {"epsilon": 1}, [0.5] * 5)
+        + rows("g3", "B", {"epsilon": 1}, [0.9] * 5)  # held
+    )
+    result = check(claim(kind="compare", metric="l1", series="A", than="B"), frame)
+    by = {g["group"]["dataset"]: g for g in result["groups"]}
+    assert by["g1"]["within_noise"] is True and by["g2"]["within_noise"] is False
+    assert "within_noise" not in by["g3"]
+    assert result["n_missed_within_noise"] == 1
+    assert "1 of 2 missed group(s) within two standard errors" in result["summary"]
+    # best: the same test against the best rival
+    best = check(claim(kind="best", metric="l1", among=["A", "B"], expect="A"), frame)
+    assert best["n_missed_within_noise"] == 1
+    # one repetition: no standard error, no test
+    single = pd.DataFrame(
+        rows("g", "A", {"epsilon": 1}, [1.0]) + rows("g", "B", {"epsilon": 1}, [0.5])
+    )
+    one = check(claim(kind="compare", metric="l1", series="A", than="B"), single)
+    assert one["groups"][0]["within_noise"] is None and "n_missed_within_noise" not in one
