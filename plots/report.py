@@ -730,10 +730,11 @@ def _noise_cause(c: dict) -> str | None:
     if k is None or missed <= 0:
         return None
     if k == missed:
-        return (f"noise (computed): all {missed} missed group(s) are within two standard "
-                "errors of holding")
-    return (f"computed: {k} of {missed} missed group(s) are within two standard errors of "
-            f"holding; the other {missed - k} are systematic")
+        which = "the missed group is" if missed == 1 else f"all {missed} missed groups are"
+        return f"noise (computed): {which} within two standard errors of holding"
+    rest = missed - k
+    return (f"computed: {k} of {missed} missed groups are within two standard errors of "
+            f"holding; {rest} {'is' if rest == 1 else 'are'} beyond (a real difference)")
 
 
 _DEV_INTRO = (
