@@ -63,26 +63,51 @@ def dataset_label(dataset: str, options_json: str | None) -> str:
 
 
 def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
-    """Add ``series`` (line label) and ``dataset_label`` (panel label) columns."""
+    """Add ``series`` (line label) and ``dataset_label`` (panel label) columns.
+
+    A series is named by its label plus every parameter (other than ``x``) that varies
+    within one dataset. A parameter that is constant per dataset but differs between
+    datasets (a dataset-level grid, e.g. epasto2022's LSH ``chunk_size`` on one matrix) is a
+    setting of the data, not another series: it goes into that dataset's panel label, so the
+    series keeps one name and one colour across panels.
+    """
     frame = frame.copy()
     params = frame["params"].map(json.loads)
+    where = frame["dataset"].astype(str) + "|" + frame["dataset_options"].astype(str)
     series = []
     varying: dict[str, list[str]] = {}
+    per_dataset: dict[str, dict[str, object]] = {}
     for label, group in params.groupby(frame["label"]):
         keys = sorted({k for p in group for k in p})
-        varying[label] = [
-            k for k in keys if k != x and len({json.dumps(p.get(k)) for p in group}) > 1
-        ]
+        places = where[group.index]
+        varying[label] = []
+        for k in keys:
+            if k == x:
+                continue
+            values = group.map(lambda p, k=k: json.dumps(p.get(k)))
+            if values.nunique() < 2:
+                continue
+            if values.groupby(places).nunique().max() > 1:
+                varying[label].append(k)
+            else:
+                for place, value in values.groupby(places).first().items():
+                    if value != "null":
+                        per_dataset.setdefault(place, {})[k] = json.loads(value)
     for label, p in zip(frame["label"], params, strict=True):
         extra = ", ".join(f"{k}={p.get(k)}" for k in varying[label])
         series.append(f"{label} ({extra})" if extra else label)
     frame["series"] = series
     given = frame["dataset_label"] if "dataset_label" in frame else None  # e.g. a stand-in's
-    frame["dataset_label"] = [
-        g if isinstance(g, str) and g else dataset_label(d, o)
-        for d, o, g in zip(frame["dataset"], frame["dataset_options"],
-                           given if given is not None else [None] * len(frame), strict=True)
-    ]
+    labels = []
+    for d, o, g, place in zip(frame["dataset"], frame["dataset_options"],
+                              given if given is not None else [None] * len(frame), where,
+                              strict=True):
+        text = g if isinstance(g, str) and g else dataset_label(d, o)
+        setting = per_dataset.get(place)
+        if setting:
+            text += f" [{', '.join(f'{k}={v}' for k, v in sorted(setting.items()))}]"
+        labels.append(text)
+    frame["dataset_label"] = labels
     return frame
 
 

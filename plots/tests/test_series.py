@@ -110,3 +110,24 @@ def test_colours_in_drawn_figures_follow_the_series_name(tmp_path):
         raise AssertionError(json.dumps([c.get_label() for c in fig.axes[0].containers]))
 
     assert colour(only_b, "B") == colour(both, "B")
+
+
+def test_a_per_dataset_setting_names_the_panel_not_the_series():
+    from plots.series import add_series
+
+    def row(dataset, label, **params):
+        return {"dataset": dataset, "dataset_options": "{}", "label": label,
+                "params": json.dumps(params)}
+
+    frame = pd.DataFrame([
+        row("adult", "Smooth", k=2, chunk_size=None),
+        row("adult", "Smooth", k=4, chunk_size=None),
+        row("lists", "Smooth", k=2, chunk_size=20000),
+        row("lists", "Smooth", k=4, chunk_size=20000),
+        row("lists", "Other", k=2, theta=1),
+        row("lists", "Other", k=2, theta=5),  # varies within a dataset: a series
+    ])
+    out = add_series(frame, "k")
+    assert set(out.loc[out["label"] == "Smooth", "series"]) == {"Smooth"}
+    assert set(out.loc[out["label"] == "Other", "series"]) == {"Other (theta=1)", "Other (theta=5)"}
+    assert set(out["dataset_label"]) == {"adult", "lists [chunk_size=20000]"}
