@@ -131,6 +131,10 @@ class PrivpubCallback(Callback):
             variant = variant_slug(overrides, seed)
             print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
                        plot_stored=stored, redraw=redraw, summary=run), flush=True)
+        if not outcomes:  # e.g. experiment=glob(nosuch_*): Hydra launches nothing
+            print(f"privpub: error: the sweep {' '.join(overrides)} ran no job (no option "
+                  "matched; `privpub list` shows the experiments)", file=sys.stderr, flush=True)
+            sys.exit(2)
         errors = [o["error"].splitlines()[0] for o in outcomes if o.get("error")]
         failures = [f for o in outcomes for f in o.get("failures") or []]
         code = max([o.get("code", 0) for o in outcomes] or [0])

@@ -251,3 +251,9 @@ def test_slurm_launcher_config_composes():
         cfg = compose("config", overrides=["hydra/launcher=slurm"], return_hydra_config=True)
     assert cfg.hydra.launcher.timeout_min == 240
     assert "SlurmLauncher" in cfg.hydra.launcher._target_
+
+
+def test_a_sweep_that_matches_nothing_is_an_error(tmp_path):
+    proc = run("-m", "experiment=glob(nosuch_*)", "scale=smoke", f"results_dir={tmp_path}")
+    line = one_line_error(proc)
+    assert "ran no job" in line and "privpub list" in line
