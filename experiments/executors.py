@@ -17,6 +17,7 @@ carries its own seed, order does not change any number.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 
@@ -50,6 +51,13 @@ def run_tasks(
 
 def _joblib(func, tasks: Iterable, common, *, n_jobs, executor, dask_address):
     import joblib
+
+    # loky replaces a worker whose memory grew past 300 MB between two tasks (its leak guard)
+    # and reports each replacement with this warning; no task is lost (joblib#883, loky#641).
+    # At paper scale it fired on every replacement and buried the progress line.
+    warnings.filterwarnings(
+        "ignore", message="A worker stopped while some jobs were given", category=UserWarning
+    )
 
     with ExitStack() as stack:
         backend = executor
