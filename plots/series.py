@@ -136,14 +136,22 @@ def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool) -> pd.D
     return pd.concat([frame[~has], rows], ignore_index=True)
 
 
+#: Colours 9-20, after tab10's eight strongest: hues tab10 lacks or shades far from its own
+#: (every pair of the first 16 is at least 25 apart in CIELAB; Dark2, used before, put a
+#: second orange 14 from tab10's), then four light tab20 shades.
+_MORE_COLOURS = ("#000000", "#e6ab02", "#1b9e77", "#800000", "#000080", "#bcbd22", "#ff00ff",
+                 "#708090", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5")
+
+
 def _palette() -> list:
     """20 distinct colours, the strongest first: tab10 without its grey (kept for reference
-    lines) and olive, then Dark2, then the rest."""
+    lines) and olive, then :data:`_MORE_COLOURS`."""
     from matplotlib import colormaps
+    from matplotlib.colors import to_rgba
 
-    tab10, dark2, tab20 = colormaps["tab10"], colormaps["Dark2"], colormaps["tab20"]
+    tab10 = colormaps["tab10"]
     strong = [tab10(i) for i in (0, 1, 2, 3, 4, 5, 6, 9)]
-    return strong + [dark2(i) for i in range(8)] + [tab10(8)] + [tab20(i) for i in (1, 5, 9)]
+    return strong + [to_rgba(c) for c in _MORE_COLOURS]
 
 
 def _hash(name: str) -> int:

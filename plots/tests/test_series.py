@@ -38,6 +38,28 @@ def test_colours_stay_distinct_with_many_series():
     assert len({c for c, _ in styles.values()}) == 20
 
 
+def _cielab(rgba) -> np.ndarray:
+    """CIELAB (D65) of an sRGB colour."""
+    c = np.asarray(rgba[:3], dtype=float)
+    c = np.where(c > 0.04045, ((c + 0.055) / 1.055) ** 2.4, c / 12.92)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ c / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_first_sixteen_colours_are_told_apart_at_a_glance():
+    """farias2021 Fig. 5 drew GlobalPrivTopk (k=20) and ShiftedLocalPrivTopk (k=5) in two
+    oranges 14 apart in CIELAB (tab10's and Dark2's); 25 is the floor now."""
+    from plots.series import _palette
+
+    lab = [_cielab(c) for c in _palette()[:16]]
+    close = [(i, j, round(float(np.linalg.norm(lab[i] - lab[j]))))
+             for i in range(16) for j in range(i + 1, 16)
+             if np.linalg.norm(lab[i] - lab[j]) < 25]
+    assert not close, close
+
+
 def _rows(privacy, caveat=None, label="RR"):
     return pd.DataFrame({"series": [label], "label": [label], "privacy": [privacy],
                          "caveat": [caveat]})
