@@ -144,6 +144,36 @@ def test_facility_costs_are_exact(seed, k):
                                (2 * 0.25 / 0.75) * want / 2.0)
 
 
+def test_facility_costs_cached_on_disk_per_matrix_and_k(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVPUB_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(3)
+    points, _, weights = distinct_rows(sp.csr_array(_random_matrix(rng, 60, 15, 0.15)))
+    want = facility_costs(points, weights, 3)
+    np.testing.assert_array_equal(facility_costs(points, weights, 3, cached=True), want)
+    real = smk._knn_sums
+    monkeypatch.setattr(smk, "_knn_sums", lambda *a: pytest.fail("recomputed a cached cost"))
+    np.testing.assert_array_equal(facility_costs(points, weights, 3, cached=True), want)
+    monkeypatch.setattr(smk, "_knn_sums", real)  # another k or other weights: computed anew
+    np.testing.assert_array_equal(facility_costs(points, weights, 4, cached=True),
+                                  facility_costs(points, weights, 4))
+    other = weights.copy()
+    other[0] += 1
+    np.testing.assert_array_equal(facility_costs(points, other, 3, cached=True),
+                                  facility_costs(points, other, 3))
+
+
+def test_release_is_the_same_with_the_cache_on_or_off(tmp_path, monkeypatch):
+    m = sp.csr_array(_random_matrix(np.random.default_rng(4), 120, 20, 0.15, n_dup=20))
+    releases = []
+    for setting in ("off", str(tmp_path), str(tmp_path)):  # off, cold cache, warm cache
+        monkeypatch.setenv("PRIVPUB_CACHE_DIR", setting)
+        out = smooth_k_anonymity(m, k=4, rng=np.random.default_rng(9))
+        releases.append(out.value.toarray())
+    assert any(tmp_path.rglob("*.npz"))
+    for r in releases[1:]:
+        np.testing.assert_array_equal(r, releases[0])
+
+
 def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     rng = np.random.default_rng(5)
     x = _random_matrix(rng, 80, 20, 0.2, n_dup=10)
