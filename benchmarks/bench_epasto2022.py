@@ -7,7 +7,14 @@ fractions of each release. Times are wall-clock seconds of one run after a warm-
 matrix (numba's compilation is cached on disk and not counted), with the disk cache
 bypassed; then one run with the facility costs cached, as every repetition after an
 experiment cell's first pays. Targets (issue 10): Adult < 30 s, the 1024 x 1024 SBM < 5 s,
-DBLP-scale (317k rows) < 10 min with the LSH heuristic on 2 cores. Peak resident memory of the process is printed at the end (coarse: ru_maxrss).
+DBLP-scale (317k rows) < 10 min with the LSH heuristic on 2 cores. Peak resident memory of
+the process is printed at the end (coarse: ru_maxrss).
+
+``--memory`` checks the last target, memory linear in the number of non-zeros: smooth
+k-anonymity on random row subsets of the chosen dataset (1/8, 1/4, 1/2, all rows), each in
+a fresh process that loads only its subset; the peak resident memory *added by the run*
+(``VmHWM`` after resetting it through ``/proc/self/clear_refs``, minus ``VmRSS`` before the
+run) is printed per non-zero. Linear memory shows as a roughly constant bytes-per-entry.
 
 ``--minhash`` compares the vectorised min-hash of :func:`minhash_signatures` (one random
 permutation of the columns per hash, ``np.minimum.reduceat`` over CSR rows) with
@@ -18,13 +25,17 @@ dependency: install it (``pip install datasketch``) to include it.
     PRIVPUB_DATA_DIR=../shared/data python benchmarks/bench_epasto2022.py
     python benchmarks/bench_epasto2022.py --datasets sbm_epasto adult_binary --k 8
     python benchmarks/bench_epasto2022.py --minhash --minhash-dataset dblp_binary
+    python benchmarks/bench_epasto2022.py --memory dblp_binary
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import resource
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -112,6 +123,61 @@ def bench_minhash(name: str, n_hashes: int, max_rows: int | None) -> None:
           f"{theirs / ours:.0f}x slower", flush=True)
 
 
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def _memory_child(path: str, k: int, n_orders: int, queue) -> None:
+    """In a fresh process: load one subset, warm up, reset the peak, run smooth (cold)."""
+    import scipy.sparse as sp
+
+    m = sp.csr_array(sp.load_npz(path))
+    warm = (np.random.default_rng(0).random((40, 10)) < 0.3).astype(np.int8)
+    smooth_k_anonymity(warm, k=2, rng=np.random.default_rng(0))
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+    except OSError:
+        queue.put(None)
+        return
+    base = _status_kb("VmRSS")
+    t = time.perf_counter()
+    with cold():
+        smooth_k_anonymity(m, k=k, n_orders=n_orders, rng=np.random.default_rng(1))
+    sec = time.perf_counter() - t
+    queue.put((sec, (_status_kb("VmHWM") - base) * 1024))
+
+
+def bench_memory(name: str, k: int, n_orders: int) -> None:
+    import scipy.sparse as sp
+
+    m = _load(name)
+    n = m.shape[0]
+    order = np.random.default_rng(0).permutation(n)
+    print(f"memory of smooth k-anonymity (k={k}) on row subsets of {name} "
+          f"({n} x {m.shape[1]}, {m.nnz} entries):", flush=True)
+    ctx = mp.get_context("spawn")
+    with tempfile.TemporaryDirectory() as tmp:
+        for frac in (0.125, 0.25, 0.5, 1.0):
+            sub = m[np.sort(order[: max(k, round(frac * n))])]
+            path = f"{tmp}/sub.npz"
+            sp.save_npz(path, sp.csr_matrix(sub))
+            queue = ctx.Queue()
+            proc = ctx.Process(target=_memory_child, args=(path, k, n_orders, queue))
+            proc.start()
+            got = queue.get()
+            proc.join()
+            if got is None:
+                print("  /proc/self/clear_refs is not writable here: cannot measure")
+                return
+            sec, added = got
+            print(f"  {sub.shape[0]:8d} rows {sub.nnz:9d} entries  {sec:7.2f} s  "
+                  f"peak added {added / 2**20:7.1f} MB = {added / max(sub.nnz, 1):6.0f} "
+                  f"bytes/entry", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="*", default=DATASETS)
@@ -120,7 +186,12 @@ def main() -> None:
     parser.add_argument("--minhash", action="store_true", help="only the min-hash comparison")
     parser.add_argument("--minhash-dataset", default="dblp_binary")
     parser.add_argument("--minhash-rows", type=int, default=None)
+    parser.add_argument("--memory", metavar="DATASET", default=None,
+                        help="only the memory-vs-entries check on row subsets of DATASET")
     args = parser.parse_args()
+    if args.memory:
+        bench_memory(args.memory, args.k, args.n_orders)
+        return
     warm = (np.random.default_rng(0).random((40, 10)) < 0.3).astype(np.int8)
     smooth_k_anonymity(warm, k=2, rng=np.random.default_rng(0))
     mondrian_binary(warm, k=2, rng=np.random.default_rng(0))

@@ -5,6 +5,7 @@ swap one component of RPS and print the numbers the notes quote.
     python benchmarks/probe_qardaji2012.py fig1 [--reps 20]
     python benchmarks/probe_qardaji2012.py fig2c [--reps 5]
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_qardaji2012.py fig3 [--reps 2]
+    PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_qardaji2012.py fig3-labels
 
 ``fig5`` (Figs 4-5, degree sequences; Caltech36 and Georgetown15): per Lambda and epsilon,
 the EMD of our RPS, of the same trees with the *true* leaf counts (partition and
@@ -25,9 +26,11 @@ differ from the experiment's within its standard error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import numpy as np
+import pandas as pd
 
 from baselines.hay_constrained import hay_degree_sequence
 from mechanisms.rps_probes import degree_rps_tree, partition_stats, root_max_logit
@@ -208,6 +211,100 @@ def fig3(args) -> None:
             print(f"| {label} | {eps:g} | {np.mean(leaves):.0f} | {np.mean(rows):.0f} | "
                   f"{np.mean(share):.3f} | {np.mean(cv):.3f} | {np.mean(transfer):.3f} |")
 
+# --------------------------------------------------------------------------- fig3 labels
+# Fig. 3's notes: "every released row carries its leaf's majority class" (subcommand
+# fig3-labels); tests/test_probes_qardaji2012.py reruns seed 0.
+
+@contextlib.contextmanager
+def recording_leaves():
+    """Within the block, :func:`mechanisms.rps_table.rps_table` records every leaf it
+    summarises as ``(original row indices, (count, class))`` in the yielded list (the leaf
+    summary itself is unchanged)."""
+    import mechanisms.rps_table as rt
+
+    base = rt._LeafSummary
+    leaves: list = []
+
+    class Recording(base):
+        def __call__(self, node, **kwargs):
+            out = super().__call__(node, **kwargs)
+            leaves.append((np.asarray(node.rows), out))
+            return out
+
+    rt._LeafSummary = Recording
+    try:
+        yield leaves
+    finally:
+        rt._LeafSummary = base
+
+
+def relabel_by_leaf_majority(table, leaves):
+    """``table`` with each row's class replaced by the class its leaf releases."""
+    from privpub.types import Table
+
+    cls = table.schema.class_attribute
+    domain = np.empty(len(table.schema[cls].domain), dtype=object)
+    domain[:] = list(table.schema[cls].domain)
+    codes = np.full(table.n_rows, -1, dtype=np.int64)
+    for rows, (_, klass) in leaves:
+        codes[rows] = klass
+    if (codes < 0).any():
+        raise RuntimeError("some rows are in no recorded leaf")
+    frame = table.data.copy()
+    col = frame[cls]
+    values = domain[codes]
+    frame[cls] = (pd.Categorical(values, dtype=col.dtype)
+                  if isinstance(col.dtype, pd.CategoricalDtype) else values)
+    return Table(frame, table.schema)
+
+
+def fig3_label_rows(table, *, seeds=(0,), epsilon: float = 5.0, stop_count=5) -> list[dict]:
+    """Noise-free "RPS (noisy count 5)" (the runner's twin at the grid's largest epsilon):
+    NB accuracy (5-fold CV; and trained on it, tested on ``table``) of the original table,
+    of the release, and of the *original rows* with each class replaced by its leaf's
+    majority class (one component swapped: the labels), and the share of original rows
+    whose class is already their leaf's majority (``purity``)."""
+    from metrics.classification import accuracy_cv_nb, accuracy_transfer_nb
+
+    cls = table.schema.class_attribute
+    out = []
+    for seed in seeds:
+        with noise_off(), recording_leaves() as leaves:
+            rel = rps_table(table, epsilon=epsilon, depth=50, stop_count=stop_count,
+                            attributes="random", quality="class",
+                            rng=np.random.default_rng(seed))
+        relabelled = relabel_by_leaf_majority(table, leaves)
+        agree = float(np.mean(relabelled.data[cls].astype(str).to_numpy()
+                              == table.data[cls].astype(str).to_numpy()))
+        out.append({
+            "seed": seed,
+            "leaves": rel.info["leaves"],
+            "purity": rel.info["purity"],
+            "agree": agree,
+            "cv_original": accuracy_cv_nb(table, table, rng=np.random.default_rng(seed)),
+            "cv_release": accuracy_cv_nb(table, rel.value, rng=np.random.default_rng(seed)),
+            "cv_relabelled": accuracy_cv_nb(table, relabelled,
+                                            rng=np.random.default_rng(seed)),
+            "transfer_release": accuracy_transfer_nb(table, rel.value,
+                                                     rng=np.random.default_rng(seed)),
+            "transfer_relabelled": accuracy_transfer_nb(table, relabelled,
+                                                        rng=np.random.default_rng(seed)),
+        })
+    return out
+
+
+def fig3_labels_main(seeds=(0, 1, 2)) -> None:
+    adult = load_dataset("adult", attributes="qardaji2012")
+    print("Noise-free RPS (noisy count 5), epsilon = 5, Adult; NB accuracy")
+    print("| seed | leaves | rows whose class is their leaf's majority | CV: original | "
+          "CV: release | CV: original rows, leaf-majority class | trained on release / on "
+          "relabelled rows, tested on Adult |")
+    print("|---|---|---|---|---|---|---|")
+    for r in fig3_label_rows(adult, seeds=seeds):
+        print(f"| {r['seed']} | {r['leaves']} | {r['agree']:.3f} | {r['cv_original']:.3f} | "
+              f"{r['cv_release']:.3f} | {r['cv_relabelled']:.3f} | "
+              f"{r['transfer_release']:.3f} / {r['transfer_relabelled']:.3f} |")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -224,7 +321,11 @@ def main() -> None:
     p = sub.add_parser("fig3")
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--epsilons", nargs="+", type=float, default=[0.01, 0.1, 1])
+    sub.add_parser("fig3-labels")
     args = parser.parse_args()
+    if args.probe == "fig3-labels":
+        fig3_labels_main()
+        return
     {"fig5": fig5, "fig1": fig1, "fig2c": fig2c, "fig3": fig3}[args.probe](args)
 
 

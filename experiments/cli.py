@@ -207,14 +207,27 @@ def spec_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = No
     c = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     overrides = hydra_overrides() if overrides is None else overrides
     import_plugins(c.get("plugins") or ())
+    edits = experiment_overrides(overrides, c["experiment"])
     return resolve_experiment(
         c["experiment"],
         scale=c["scale"]["name"],
         dataset=c.get("dataset"),
         mechanism=c.get("mechanism"),
-        overrides=experiment_overrides(overrides, c["experiment"]),
+        overrides=edits,
         add_mechanisms=c.get("add_mechanisms"),
+        file_mechanisms=(_file_mechanisms(c["experiment"].get("name"))
+                         if any(str(k).startswith("mechanisms.") for k in edits) else None),
     )
+
+
+def _file_mechanisms(name) -> list | None:
+    """The mechanism list of ``conf/experiment/<name>.yaml`` as the file states it (before
+    the command line's ``experiment.mechanisms.<i>`` edits); None without such a file."""
+    path = Path(__file__).resolve().parents[1] / "conf" / "experiment" / f"{name}.yaml"
+    if not name or not path.is_file():
+        return None
+    mechanisms = OmegaConf.to_container(OmegaConf.load(path)).get("mechanisms")
+    return mechanisms if isinstance(mechanisms, list) else None
 
 
 # ----------------------------------------------------------------------------- running

@@ -158,6 +158,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         legend_names=names,
         footnotes=footnotes,
         style_memory=_styles(out, spec),
+        linestyles=plot.get("linestyles"),
     )
     table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
     text = table.to_string()
@@ -483,10 +484,11 @@ def draw_experiment(
                                spec)
     sections = [_claims_text(claims), *texts, _limits_text(limits), _caveats_text(ok)]
     if not rows.empty:
+        tasks = pd.concat([rows, twins])  # a noise-free twin is a task too, as in the run line
         sections += [
-            _status_section(rows, "skipped", "Skipped tasks (the cell cannot apply)"),
-            _status_section(rows, "error", "Failed tasks"),
-            _other_cells(frame, pd.concat([rows, twins])),
+            _status_section(tasks, "skipped", "Skipped tasks (the cell cannot apply)"),
+            _status_section(tasks, "error", "Failed tasks"),
+            _other_cells(frame, tasks),
         ]
     header = f"# {spec.name} [{spec.scale}]\n\n{spec.title}\n\n"
     if variant:

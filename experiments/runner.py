@@ -387,13 +387,17 @@ def run_task(
             )
         verified = verify_release(info.privacy, data, release, cell.params)
         values: list[tuple[str, float]] = []
+        # a noise-free twin's metrics stay noise-free: a learner's CV metric refits it
+        # (accuracy_cv_learner), which runs the mechanism again
+        quiet = noise_off if cell.noise_free else contextlib.nullcontext
         for name in metrics:
             metric = get_metric(name)
             truth = _truth(
                 cell.dataset, options_json, data_dir, base_seed, allow_download, info.output_kind
             )
             kw = {"rng": np.random.default_rng(metric_ss(name))} if metric.takes_rng else {}
-            result = metric.func(truth, release, **kw)
+            with quiet():
+                result = metric.func(truth, release, **kw)
             if isinstance(result, dict):
                 values.extend((f"{name}/{k}", float(v)) for k, v in result.items())
             else:

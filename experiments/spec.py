@@ -28,7 +28,11 @@ any other key replaced), then the command line. A command-line override of an
 ``experiment.<key>`` always wins, at every scale: ``experiment.grid.epsilon=[0.3]`` also
 beats a mechanism's or a dataset's own grid for epsilon. A scale block never replaces the
 mechanism list, so a mechanism added to the base list runs at every scale; a patch
-(``{<label or key>: {params, grid, label, drop}}``) adjusts or drops one entry.
+(``{<label or key>: {params, grid, label, drop}}``) adjusts or drops one entry. A list
+given on the command line (``experiment.mechanisms=[...]``) runs as given, unpatched; an
+edit of one entry (``experiment.mechanisms.<i>.label=...``, ``i`` counting the file's
+entries) beats its patch, and an entry the scale block drops runs when the command line
+edits it.
 
 A *cell* is one (dataset, mechanism, parameter values) combination; the runner runs each
 cell ``repetitions`` times. Command-line selections narrow or extend the grid:
@@ -87,6 +91,10 @@ SCALES = ("smoke", "small", "paper")
 
 #: Marks a command-line deletion (``~experiment.<key>``) in ``overrides``.
 DELETE = object()
+
+#: Marks an entry its scale block drops; it stays in place until the command line's
+#: ``mechanisms.<i>`` edits (whose index is the experiment file's) have been applied.
+_DROPPED = "__dropped__"
 
 _EMPTY = inspect.Parameter.empty
 
@@ -226,8 +234,13 @@ def _entry_key(entry: dict) -> str:
     return str(entry.get("key") or entry.get("label") or entry["name"])
 
 
-def _patch_mechanisms(entries: list, patches, where: str) -> list:
-    """Apply a scale block's ``mechanisms: {<key or label>: {params, grid, label, drop}}``."""
+def _patch_mechanisms(entries: list, patches, where: str, originals: list | None = None) -> list:
+    """Apply a scale block's ``mechanisms: {<key or label>: {params, grid, label, drop}}``.
+
+    ``originals``: the entries as the experiment file states them (the same length), which
+    name the entries for the patches when the command line relabelled one. Dropped entries
+    stay in place, marked :data:`_DROPPED`.
+    """
     if not isinstance(patches, dict):
         raise ConfigError(
             f"{where}: a scale block patches mechanisms by label instead of replacing the "
@@ -235,10 +248,13 @@ def _patch_mechanisms(entries: list, patches, where: str) -> list:
             "{drop: true}}; a mechanism in the base list then runs at every scale"
         )
     entries = [_as_entry(e, "mechanism") for e in entries]
-    known = [_entry_key(e) for e in entries]
+    ids = entries
+    if originals is not None and len(originals) == len(entries):
+        ids = [_as_entry(e, "mechanism") for e in originals]
+    known = [_entry_key(e) for e in ids]
     out = []
     for key, patch in patches.items():
-        if str(key) not in known and not any(e["name"] == key for e in entries):
+        if str(key) not in known and not any(e["name"] == key for e in ids):
             raise ConfigError(
                 f"{where}: mechanism patch {key!r} matches no entry; entries: {', '.join(known)}"
             )
@@ -247,14 +263,15 @@ def _patch_mechanisms(entries: list, patches, where: str) -> list:
                 f"{where}: the patch of {key!r} must be a mapping with keys from "
                 f"{', '.join(sorted(_PATCH_KEYS))}, got {patch!r}"
             )
-    for entry in entries:
-        patch = patches.get(_entry_key(entry))
-        if patch is None and not entry.get("key") and not entry.get("label"):
-            patch = patches.get(entry["name"])
+    for entry, ident in zip(entries, ids, strict=True):
+        patch = patches.get(_entry_key(ident))
+        if patch is None and not ident.get("key") and not ident.get("label"):
+            patch = patches.get(ident["name"])
         if patch is None:
             out.append(entry)
             continue
         if patch.get("drop"):
+            out.append({**entry, _DROPPED: True})
             continue
         entry = dict(entry)
         for part in ("params", "grid"):
@@ -266,7 +283,7 @@ def _patch_mechanisms(entries: list, patches, where: str) -> list:
     return out
 
 
-def _apply_scale(exp: dict, block: dict, where: str) -> dict:
+def _apply_scale(exp: dict, block: dict, where: str, originals: list | None = None) -> dict:
     if not isinstance(block, dict):
         raise ConfigError(f"{where}: a scale block must be a mapping, got {block!r}")
     unknown = set(block) - _SCALE_KEYS
@@ -280,7 +297,8 @@ def _apply_scale(exp: dict, block: dict, where: str) -> dict:
         if key == "grid":
             out["grid"] = {**(out.get("grid") or {}), **(value or {})}
         elif key == "mechanisms":
-            out["mechanisms"] = _patch_mechanisms(out.get("mechanisms") or [], value, where)
+            out["mechanisms"] = _patch_mechanisms(out.get("mechanisms") or [], value, where,
+                                                  originals)
         else:
             out[key] = value
     return out
@@ -322,7 +340,14 @@ def _apply_overrides(exp: dict, overrides: dict, where: str) -> tuple[dict, set]
             continue
         if path[0] not in EXPERIMENT_KEYS:
             raise ConfigError(_unknown_key_message(path[0], where))
-        _set_path(out, path, value, where)
+        try:
+            _set_path(out, path, value, where)
+        except (IndexError, ValueError):
+            raise ConfigError(
+                f"{where}: cannot set {dotted}: {path[0]} has {len(out.get(path[0]) or [])} "
+                f"entry(ies) at this scale (the scale block's); replace the whole list instead "
+                f"(experiment.{path[0]}=[...])"
+            ) from None
         if path[0] == "grid" and len(path) > 1:
             forced.add(path[1])
         elif path[0] == "grid" and isinstance(value, dict):
@@ -387,6 +412,14 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
                 raise ConfigError(f"{where}: a ccdf plot needs keep_releases: true")
         if missing:
             raise ConfigError(f"{where}: a {kind} plot needs {', '.join(missing)}: {plot}")
+        from plots.series import LINESTYLES
+
+        styles = plot.get("linestyles") or {}
+        bad = {k: v for k, v in styles.items() if v not in LINESTYLES} if isinstance(
+            styles, dict) else styles
+        if bad:
+            raise ConfigError(f"{where}: linestyles maps a series name to one of "
+                              f"{list(LINESTYLES)}; got {bad}")
         if plot.get("error", "std") not in ("std", "sem", "range", "ci95", None):
             raise ConfigError(f"{where}: error must be std, sem, range, ci95 or null: {plot}")
         unknown = [m for m in plot_metrics(plot) if m != "None" and not computed(m)]
@@ -447,6 +480,7 @@ def resolve_experiment(
     mechanism: dict | None = None,
     overrides: dict | None = None,
     add_mechanisms: list | None = None,
+    file_mechanisms: list | None = None,
 ) -> ExperimentSpec:
     """Expand an experiment config into validated cells.
 
@@ -468,6 +502,12 @@ def resolve_experiment(
         after the scale block: the command line always wins.
     add_mechanisms : list, optional
         Mechanisms (names or entries) added to the experiment's own.
+    file_mechanisms : list, optional
+        The mechanism list as the experiment file states it, when ``experiment`` already
+        carries the command line's ``mechanisms.<i>.<key>`` edits: the scale block's patches
+        name entries by their file labels. A replaced list (``mechanisms``) is taken as
+        given, without the scale block's patches; an entry the scale block drops runs when
+        the command line edits it.
     """
     if not isinstance(experiment, dict) or not experiment.get("name"):
         raise ConfigError("the experiment config needs a 'name'")
@@ -483,8 +523,20 @@ def resolve_experiment(
     if not isinstance(scales, dict) or set(scales) - set(SCALES):
         raise ConfigError(f"{where}: scales must map {', '.join(SCALES)} to defaults")
     own_entries = [_as_entry(m, "mechanism") for m in _as_list(exp.get("mechanisms"), "")]
-    exp = _apply_scale(exp, scales.get(scale) or {}, f"{where}, scale {scale}")
-    exp, forced = _apply_overrides(exp, overrides or {}, where)
+    overrides = overrides or {}
+    block = dict(scales.get(scale) or {})
+    if "mechanisms" in overrides:  # the command line's own list: nothing left to patch
+        block.pop("mechanisms", None)
+    exp = _apply_scale(exp, block, f"{where}, scale {scale}", file_mechanisms)
+    exp, forced = _apply_overrides(exp, overrides, where)
+    edited = {int(p[1]) for p in (str(k).split(".") for k in overrides)
+              if p[0] == "mechanisms" and len(p) > 1 and p[1].isdigit()}
+    if isinstance(exp.get("mechanisms"), list):
+        exp["mechanisms"] = [
+            {k: v for k, v in e.items() if k != _DROPPED} if isinstance(e, dict) else e
+            for i, e in enumerate(exp["mechanisms"])
+            if i in edited or not (isinstance(e, dict) and e.get(_DROPPED))
+        ]
     if exp.get("name") != name:
         raise ConfigError(f"{where}: the name cannot be overridden")
 
@@ -633,7 +685,7 @@ def resolve_experiment(
     if unused:
         raise ConfigError(
             f"no selected mechanism takes {', '.join(sorted(unused))} "
-            f"(mechanisms: {', '.join(e['name'] for e in entries)})"
+            f"(mechanisms: {', '.join(dict.fromkeys(e['name'] for e in entries))})"
         )
     seen = set()
     unique = [c for c in cells if not (c.cell_id in seen or seen.add(c.cell_id))]
@@ -729,7 +781,8 @@ def _check_grid_keys(grid: dict, forced: set, entries: list, own: list, where: s
     for key in grid:
         if key in (taken if key in forced else own_taken):
             continue
+        names = ", ".join(dict.fromkeys(e["name"] for e in entries))
         raise ConfigError(
             f"{where}: no {'selected ' if key in forced else ''}mechanism takes grid "
-            f"parameter {key!r} (mechanisms: {', '.join(e['name'] for e in entries)})"
+            f"parameter {key!r} (mechanisms: {names})"
         )

@@ -195,6 +195,7 @@ def lines_figure(
     legend_names: dict | None = None,
     footnotes: list[str] | None = None,
     style_memory: Path | None = None,
+    linestyles: dict[str, str] | None = None,
 ) -> Figure:
     """Draw ``metric`` against ``x`` and return the :class:`~matplotlib.figure.Figure`.
 
@@ -205,8 +206,10 @@ def lines_figure(
     colour and marker whatever else is drawn (:func:`plots.series.series_styles`; pass
     ``style_memory`` to keep them across the figures of an experiment).
     ``legend_names`` renames series in the legend (e.g. ``"RR [edge-DP]"``), ``footnotes``
-    are printed under it (e.g. caveats); :func:`plot_lines` describes the other options.
-    The figure is not saved: tests and notebooks inspect it directly.
+    are printed under it (e.g. caveats); ``linestyles`` gives a series (by its name before
+    renaming) one of :data:`plots.series.LINESTYLES`, as a paper draws them (epasto2022
+    Fig. 3: smooth solid, non-smooth dashed, Mondrian dotted); :func:`plot_lines`
+    describes the other options. The figure is not saved: tests and notebooks inspect it directly.
     """
     if error not in _ERRORS:
         raise PrivpubError(f"error must be one of {list(_ERRORS)}, got {error!r}")
@@ -228,6 +231,7 @@ def lines_figure(
     style = series_styles(map(str, hues), memory=style_memory)
     style = {h: style[str(h)] for h in hues}
     legend_names = legend_names or {}
+    linestyles = {str(k): v for k, v in (linestyles or {}).items()}  # a run may draw a subset
     handles: dict[str, object] = {}
     for ax, pval in zip(axes, panels, strict=True):
         sub = agg[agg["panel"] == pval]
@@ -262,6 +266,7 @@ def lines_figure(
                 marker=marker,
                 markersize=5,
                 linewidth=1.4,
+                linestyle=linestyles.get(str(h), "-"),
                 capsize=3,
                 label=label,
             )
@@ -358,7 +363,7 @@ def plot_lines(df: pd.DataFrame, *, out_stem: Path, **options) -> list[Path]:
     ``error`` (``"std"``, ``"sem"``, ``"ci95"``, ``"range"`` from the lowest to the highest
     repetition, or None; written on the figure), ``title``, ``xlabel``, ``ylabel``,
     ``reference_lines`` (name -> level, e.g. a majority vote), ``ncols``, ``legend_names``,
-    ``footnotes``, ``style_memory``.
+    ``footnotes``, ``style_memory``, ``linestyles`` (series name -> line style).
     """
     return save_figure(lines_figure(df, **options), out_stem)
 

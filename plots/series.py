@@ -36,6 +36,9 @@ __all__ = [
 #: Markers; with the ``tab10`` + ``tab20`` colours they give many distinct looks.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
 
+#: Line styles a plot spec may give a series (``linestyles:``), matplotlib's names and forms.
+LINESTYLES = ("-", "--", ":", "-.", "solid", "dashed", "dotted", "dashdot")
+
 #: Error-bar kinds and how they are written on figures and in summary tables.
 ERROR_KINDS = {
     "std": "± 1 std over repetitions",

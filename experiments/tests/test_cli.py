@@ -132,7 +132,7 @@ def test_one_off_dataset_draws_a_variant_and_skips_cells_that_cannot_apply(tmp_p
     assert "6 skipped (not applicable)" in proc.stdout and "needs theta < |V|" in proc.stdout
     variant = own / "variants" / "dataset=karate__mechanism=truncation"
     assert (variant / "l1_vs_epsilon.png").exists()
-    assert "Skipped tasks" in (variant / "summary.md").read_text()
+    assert "karate / Truncation: 6 task(s)" in (variant / "summary.md").read_text()  # as run
     assert (own / "l1_vs_epsilon.png").read_bytes() == before  # the paper figure is untouched
     redraw = run(*common)  # the experiment's own figure lists the one-off cells, not draws them
     assert redraw.returncode == 0
@@ -257,3 +257,38 @@ def test_a_sweep_that_matches_nothing_is_an_error(tmp_path):
     proc = run("-m", "experiment=glob(nosuch_*)", "scale=smoke", f"results_dir={tmp_path}")
     line = one_line_error(proc)
     assert "ran no job" in line and "privpub list" in line
+
+
+@pytest.mark.parametrize("scale", ["smoke", "small", "paper"])
+def test_mechanism_list_and_entry_edits_beat_a_scale_block_that_patches_mechanisms(scale):
+    # day2016 Fig. 4's smoke block patches its entries by label and drops θ-Constrained
+    # (entry 2) and Flowgraph (entry 4): a command line that replaces the list or edits an
+    # entry used to end in "patch ... matches no entry" or an IndexError traceback.
+    from hydra import compose, initialize_config_dir
+
+    from experiments.cli import spec_from_config
+    from privpub.errors import ConfigError
+
+    def spec(*overrides):
+        overrides = ["experiment=day2016_fig4", f"scale={scale}", *overrides]
+        with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+            cfg = compose("config", overrides=overrides)
+        return spec_from_config(cfg, overrides=overrides)
+
+    def series(s):
+        return {(c.label, c.params.get("theta_max"), c.params.get("theta"))
+                for c in s.cells if not c.noise_free}
+
+    own = series(spec())
+    mine = spec("experiment.mechanisms=[{name: theta_histogram, label: mine}]")
+    assert {label for label, *_ in series(mine)} == {"mine"}
+    relabelled = series(spec("experiment.mechanisms.0.label=renamed"))  # same cells otherwise
+    assert relabelled == {("renamed" if s[0] == "(θ,Ω)-Histogram" else s[0], *s[1:]) for s in own}
+    edited = spec("experiment.mechanisms.3.grid.theta=[4]", "experiment.mechanisms.4.label=FG")
+    assert "FG" in {s[0] for s in series(edited)}  # dropped at smoke, edited: it runs
+    thetas = {c.params["theta"] for c in edited.cells
+              if c.label == "Truncation" and c.dataset != "facebook"}  # Facebook: its own grid
+    assert thetas == {4}
+    if scale == "smoke":  # its datasets are the block's one synthetic graph
+        with pytest.raises(ConfigError, match="cannot set datasets.5.lcc"):
+            spec("experiment.datasets.5.lcc=false")

@@ -225,6 +225,18 @@ def test_noise_free_twins_run_the_same_code_with_zero_noise(tmp_path):
     assert not any(c.noise_free for c in no_twins.cells)
 
 
+def test_a_noise_free_twin_is_scored_without_noise_too(tmp_path):
+    """A metric may run the mechanism again (``accuracy_cv_learner`` refits the learner on
+    each fold): for a noise-free twin it runs inside ``noise_off`` as well, for the others not."""
+    spec = resolve_experiment(toy_experiment(
+        metrics=["toy_noise_off"], plots=[{"x": "epsilon", "metric": "toy_noise_off"}],
+        noise_free=True, repetitions=1), scale="paper")
+    _, frame = _rows(tmp_path, spec)
+    scored = frame[frame["metric"] == "toy_noise_off"]
+    assert scored.groupby(scored["noise_free"].astype(bool))["value"].unique().map(
+        list).to_dict() == {False: [0.0], True: [1.0]}
+
+
 def test_a_task_another_experiment_computed_is_read_not_recomputed(tmp_path):
     """Same cell, seed, repetition and code in another experiment's store: copied, with
     exactly the numbers this run would compute; a parameter written out at its default

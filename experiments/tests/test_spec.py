@@ -66,6 +66,8 @@ def test_per_dataset_grid():
         ({"grid": {"epsilon": [1], "k": [0]}}, "k must be an integer >= 1"),
         ({"grid": {"epsilon": [1], "k": [2.5]}}, "k must be an integer"),
         ({"grid": {"epsilon": [1], "depth": [-1]}}, "depth must be an integer >= 0"),
+        ({"plots": [{"x": "epsilon", "metric": "l1", "linestyles": {"a": "wavy"}}]},
+         "linestyles maps a series name to one of"),
     ],
 )
 def test_bad_experiments_fail_clearly(change, message):
@@ -173,6 +175,38 @@ def test_scale_blocks_patch_mechanisms_so_base_additions_run_at_every_scale():
         resolve_experiment(dict(exp, scales={"smoke": {"mechanisms": ["toy_copy"]}}), scale="smoke")
     with pytest.raises(ConfigError, match="matches no entry"):
         resolve_experiment(dict(exp, scales={"smoke": {"mechanisms": {"nope": {}}}}), scale="smoke")
+
+
+def test_command_line_mechanism_lists_and_entry_edits_beat_the_scale_patches():
+    # As Hydra composes them: the command line's edits are already in `experiment`; the
+    # smoke block patches "drop" and drops toy_copy, by the file's labels.
+    exp = _scaled()
+    exp["scales"]["smoke"]["mechanisms"] = {"drop": {"params": {"fail_at": 99}},
+                                            "toy_copy": {"drop": True}}
+    file_list = [dict(m) if isinstance(m, dict) else m for m in exp["mechanisms"]]
+
+    def smoke(overrides, mechanisms, **kw):
+        return resolve_experiment(dict(exp, mechanisms=mechanisms), scale="smoke",
+                                  overrides=overrides, **kw)
+
+    # a whole list runs as given: no "patch matches no entry", no patches applied
+    mine = [{"name": "toy_drop", "label": "mine"}]
+    spec = smoke({"mechanisms": mine}, mine)
+    assert {(c.label, c.params.get("fail_at")) for c in spec.cells} == {("mine", None)}
+    # a relabelled entry keeps its patch (same cells: relabelling reuses stored rows)
+    relabelled = [dict(file_list[0], label="renamed"), file_list[1]]
+    spec = smoke({"mechanisms.0.label": "renamed"}, relabelled, file_mechanisms=file_list)
+    assert {(c.label, c.params.get("fail_at")) for c in spec.cells} == {("renamed", 99)}
+    # an edit beats the patch; an edited entry that the block drops runs
+    edited = [dict(file_list[0], params={"fail_at": 5}), file_list[1]]
+    spec = smoke({"mechanisms.0.params.fail_at": 5, "mechanisms.1": "toy_copy"}, edited,
+                 file_mechanisms=file_list)
+    assert {(c.label, c.params.get("fail_at")) for c in spec.cells} == {
+        ("drop", 5), ("toy_copy", None)}
+    # an entry a scale-replaced list does not have: a clear error, not an IndexError
+    with pytest.raises(ConfigError, match="cannot set datasets.5.name"):
+        resolve_experiment(dict(exp, scales={"smoke": {"datasets": ["sbm_small"]}}),
+                           scale="smoke", overrides={"datasets.5.name": "karate"})
 
 
 def test_dataset_options_without_a_name_apply_to_the_datasets_that_have_them():

@@ -7,8 +7,8 @@ register them too.
 import numpy as np
 
 from privpub.errors import NotApplicableError
-from privpub.noise import laplace_mechanism
-from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
+from privpub.noise import is_noise_off, laplace_mechanism
+from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism, register_metric
 from privpub.types import DegreeHistogram, Kind, Release, as_binary_matrix
 
 #: ``interrupt_at`` only fires while armed (a test arms it, then resumes disarmed).
@@ -114,3 +114,11 @@ def toy_sleep(matrix, *, rng, duration: float = 0.5, tag: int = 0):
     CALLS.append(tag)
     time.sleep(duration)
     return matrix
+
+
+@register_metric("toy_noise_off", kinds=Kind.BINARY_MATRIX, higher_is_better=True,
+                 label="noise switched off while scoring")
+def toy_noise_off(truth, release) -> float:
+    """1 when the metric runs inside :func:`privpub.noise.noise_off` (a metric that refits a
+    learner runs the mechanism again, which must stay noise-free for a noise-free twin)."""
+    return float(is_noise_off())

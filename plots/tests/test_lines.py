@@ -244,3 +244,12 @@ def test_summary_table():
     assert table.loc[("d", "s"), "2"] == "5"  # one repetition: no deviation
     assert table.loc[("d", "t"), "1"] == "0.5"  # the error row is not counted
     assert table.loc[("d", "t"), "2"] == ""
+
+
+def test_linestyles_per_series():
+    """A plot spec's ``linestyles`` draws a series as the paper does; others stay solid."""
+    fig = lines_figure(tidy(), x="epsilon", metric="l1", linestyles={"b": "--", "absent": ":"})
+    for ax in fig.axes:
+        styles = {c.get_label(): c.lines[0].get_linestyle() for c in ax.containers
+                  if isinstance(c, ErrorbarContainer)}
+        assert styles == {"a (depth=5)": "-", "b": "--"}

@@ -1,0 +1,326 @@
+"""IBM diffprivlib's private decision tree: an outside reference for farias2021 Fig. 6.
+
+Issue 12 asks for "a diffprivlib DecisionTreeClassifier line in Fig 6 as an outside
+reference (a different private tree, labelled as such)". This baseline wraps
+``diffprivlib.models.DecisionTreeClassifier`` ([HBMAL19]) as a classifier release, exactly
+as the DiffPID3 trees (:mod:`mechanisms.diffpid3`) are released: ``predict(table)`` and
+``refit(table, rng=...)``, so the cross-validation metric ``accuracy_cv_learner`` scores it
+with the same protocol (a new private tree on each training fold).
+
+It is **not** farias2021's algorithm, nor one the paper compares with. diffprivlib's tree is
+the base learner of its private random forest after Fletcher & Islam ([FI17]): the
+structure is drawn *without looking at the data* (at every node a uniformly random feature
+and a uniformly random threshold inside the node's box of the public feature bounds, down
+to ``max_depth``, a complete binary tree), and each leaf's class is chosen by the
+permute-and-flip mechanism ([MS20]) on the leaf's class counts with the whole ``epsilon``
+(sensitivity 1, monotonic under add/remove neighbours; empty leaves get a uniform class,
+which is what permute-and-flip gives for equal counts). Leaves hold disjoint records, so
+the tree is ``epsilon``-DP by parallel composition. The diffprivlib maintainers say such
+single trees are weak on their own, being meant for ensembles (IBM/differential-privacy-
+library issue 93); that is the point of an outside reference, not a flaw of the wrapper.
+
+What the wrapper decides (nothing here looks at the data):
+
+- **Features**: one per attribute other than the class, as DiffPID3 has one candidate per
+  attribute. Numeric attributes enter as numbers with their public schema domain
+  ``(lo, hi)`` as diffprivlib's ``bounds`` (diffprivlib clips to them); ordinal and
+  categorical attributes enter as their index in the public schema domain, bounds
+  ``(0, size - 1)`` (so every cut between two adjacent codes is equally likely; a
+  categorical attribute's domain order is the schema's, as for RPS an arbitrary one).
+- **Classes**: the class attribute's public domain (``classes=``), so diffprivlib neither
+  reads the classes nor the bounds from the data; its ``PrivacyLeakWarning`` is turned into
+  an error to keep it so.
+- **Randomness**: diffprivlib draws all of it (structure and leaf labels) from a
+  ``numpy.random.RandomState`` seeded with one integer drawn from ``rng`` through
+  :func:`privpub.noise.uniform_integers`; the same ``rng`` state gives the same tree.
+- **Budget**: a fresh ``diffprivlib.accountant.BudgetAccountant(epsilon)`` per fit (never
+  the library's global default); what it records as spent is charged to the privpub ledger
+  as one parallel block over the leaves.
+- **Noise-free limit** (:func:`privpub.noise.noise_off`, the runner's noise-free twin):
+  diffprivlib draws its own noise, outside :mod:`privpub.noise`, so the wrapper gives the
+  limit itself: permute-and-flip with ``epsilon = inf`` (a class of largest count; ties by
+  the seeded state) and the seed at its lowest value (0), so the structure is one fixed
+  random draw and the release does not depend on ``rng``. The release remembers this, and
+  its ``refit`` (the cross-validation's training folds) stays noise-free.
+- **scikit-learn 1.9**: diffprivlib 0.6.6, its latest release, imports two constants that
+  ``sklearn.tree._tree`` no longer has (:func:`sklearn_tree_compat`).
+- **diffprivlib missing**: the cell is skipped (:class:`~privpub.errors.NotApplicableError`)
+  with the reason and how to install it (``pip install -e ".[reference]"``).
+
+References
+----------
+.. [HBMAL19] N. Holohan, S. Braghin, P. Mac Aonghusa, K. Levacher. Diffprivlib: the IBM
+   Differential Privacy Library. arXiv:1907.02444, 2019.
+   https://github.com/IBM/differential-privacy-library
+.. [FI17] S. Fletcher, M. Z. Islam. Differentially private random decision forests using
+   smooth sensitivity. Expert Systems with Applications 78, 2017.
+.. [MS20] R. McKenna, D. Sheldon. Permute-and-flip: a new mechanism for differentially
+   private selection. NeurIPS 2020.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privpub.errors import NotApplicableError, PrivpubError
+from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.noise import is_noise_off, noise_off, uniform_integers
+from privpub.registry import RECORD_DP, register_mechanism
+from privpub.types import Kind, Schema, Table
+from privpub.validation import check_depth, check_epsilon, check_rng
+
+__all__ = [
+    "CAVEAT",
+    "DIFFPRIVLIB_REQUIREMENT",
+    "DiffprivlibTree",
+    "diffprivlib_tree",
+    "sklearn_tree_compat",
+]
+
+#: The version this wrapper is written and tested against (pyproject's ``reference`` extra).
+DIFFPRIVLIB_REQUIREMENT = "diffprivlib>=0.6.6"
+
+#: Stored with every result row and shown as a footnote under the figure.
+CAVEAT = (
+    "Outside reference, not farias2021's method: IBM diffprivlib's DecisionTreeClassifier "
+    "(random data-independent splits, leaf classes by permute-and-flip), a different private "
+    "tree than DiffPID3. Its noise is drawn by diffprivlib, not privpub.noise; a compat shim "
+    "for scikit-learn 1.9 (sklearn.tree._tree.DOUBLE and DTYPE restored) is applied"
+)
+
+#: Upper end (exclusive) of the seed handed to diffprivlib's RandomState.
+_SEED_HIGH = 2**31 - 1
+
+
+# --------------------------------------------------------------------------- diffprivlib
+def sklearn_tree_compat() -> None:
+    """Give ``sklearn.tree._tree`` back the two constants diffprivlib 0.6.6 imports.
+
+    diffprivlib 0.6.6 (its latest release) runs ``from sklearn.tree._tree import Tree,
+    DOUBLE, DTYPE, NODE_DTYPE`` when ``diffprivlib.models`` is imported; scikit-learn 1.9
+    (checked with 1.9.1) no longer exports ``DOUBLE`` and ``DTYPE``, so the import fails with
+    ``ImportError: cannot import name 'DOUBLE'``. They were scikit-learn's tree dtypes,
+    ``float64`` (targets) and ``float32`` (features), and diffprivlib uses them only to cast
+    the inputs of its *random forest*, not of the single tree used here. This sets a name
+    only where it is missing (a no-op with a scikit-learn that still has them, or once
+    diffprivlib stops importing them) and changes nothing else in scikit-learn.
+    """
+    from sklearn.tree import _tree
+
+    for name, dtype in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
+        if not hasattr(_tree, name):
+            setattr(_tree, name, dtype)
+
+
+def _diffprivlib():
+    """``(DecisionTreeClassifier, BudgetAccountant, PrivacyLeakWarning)`` from diffprivlib.
+
+    Raises
+    ------
+    NotApplicableError
+        When diffprivlib cannot be imported: the runner records the cell as skipped with
+        this reason instead of failing.
+    """
+    try:
+        sklearn_tree_compat()
+        from diffprivlib.accountant import BudgetAccountant
+        from diffprivlib.models import DecisionTreeClassifier
+        from diffprivlib.utils import PrivacyLeakWarning
+    except ImportError as exc:
+        raise NotApplicableError(
+            f"the outside reference needs {DIFFPRIVLIB_REQUIREMENT}, which cannot be imported "
+            f"({exc}); install it (pip install -e '.[reference]') and rerun with "
+            "rerun=true: a skipped cell is otherwise reused as it is"
+        ) from exc
+    return DecisionTreeClassifier, BudgetAccountant, PrivacyLeakWarning
+
+
+# --------------------------------------------------------------------------- encoding
+@dataclass(frozen=True)
+class _Columns:
+    """Public encoding of a table as diffprivlib's numeric ``X`` and class codes ``y``."""
+
+    features: tuple[str, ...]
+    kinds: tuple[str, ...]
+    domains: tuple[tuple, ...]
+    class_attribute: str
+    classes: tuple
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+
+    @classmethod
+    def from_schema(cls, schema: Schema) -> _Columns:
+        if schema.class_attribute is None:
+            raise PrivpubError("the diffprivlib tree needs a table whose schema names a class")
+        cls_attr = schema[schema.class_attribute]
+        if cls_attr.kind == "numeric" or not cls_attr.domain:
+            raise PrivpubError(f"class attribute {cls_attr.name!r} needs a public discrete domain")
+        feats, kinds, domains, lower, upper = [], [], [], [], []
+        for a in schema.attributes:
+            if a.name == schema.class_attribute:
+                continue
+            if a.kind == "numeric":
+                lo, hi = (float(v) for v in a.domain)
+                if not hi > lo:
+                    raise PrivpubError(f"numeric attribute {a.name!r} needs a domain (lo, hi)")
+            else:
+                if not a.domain:
+                    raise PrivpubError(f"attribute {a.name!r} needs a public domain")
+                lo, hi = 0.0, float(len(a.domain) - 1)
+            feats.append(a.name)
+            kinds.append(a.kind)
+            domains.append(tuple(a.domain))
+            lower.append(lo)
+            upper.append(hi)
+        if not feats:
+            raise PrivpubError("the table has no attribute besides the class")
+        return cls(tuple(feats), tuple(kinds), tuple(domains), schema.class_attribute,
+                   tuple(cls_attr.domain), tuple(lower), tuple(upper))
+
+    @staticmethod
+    def _codes(col, domain, name) -> np.ndarray:
+        import pandas as pd
+
+        codes = pd.Index(list(domain)).get_indexer(np.asarray(col, dtype=object))
+        if (codes < 0).any():
+            raise PrivpubError(f"attribute {name!r} has values outside its domain (or missing)")
+        return codes.astype(np.int64)
+
+    def encode(self, table: Table) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, y)``: a float64 feature matrix (rows x features) and class indices."""
+        if not isinstance(table, Table):
+            raise PrivpubError(f"expected a Table, got {type(table).__name__}")
+        df = table.data
+        missing = [c for c in (*self.features, self.class_attribute) if c not in df.columns]
+        if missing:
+            raise PrivpubError(f"table lacks columns {missing}")
+        x = np.empty((len(df), len(self.features)), dtype=np.float64)
+        for i, (name, kind, dom) in enumerate(
+            zip(self.features, self.kinds, self.domains, strict=True)
+        ):
+            col = df[name].to_numpy()
+            if kind == "numeric":
+                x[:, i] = np.asarray(col, dtype=np.float64)
+                if not np.isfinite(x[:, i]).all():
+                    raise PrivpubError(f"numeric attribute {name!r} has missing values")
+            else:
+                x[:, i] = self._codes(col, dom, name)
+        y = self._codes(df[self.class_attribute].to_numpy(), self.classes, self.class_attribute)
+        return x, y
+
+
+# --------------------------------------------------------------------------- release
+@dataclass(eq=False)
+class DiffprivlibTree:
+    """A released diffprivlib tree: ``predict(table)`` and ``refit(table, rng=...)``.
+
+    ``refit`` learns a new tree from another table with the same parameters and a fresh
+    budget (the cross-validation metric ``accuracy_cv_learner`` calls it on every training
+    fold); a noise-free release refits noise-free.
+    """
+
+    columns: _Columns
+    model: object  # the fitted diffprivlib.models.DecisionTreeClassifier
+    params: dict = field(default_factory=dict)
+    noise_free: bool = False
+    info: dict = field(default_factory=dict)
+
+    def predict(self, table: Table) -> np.ndarray:
+        """Class values predicted for every row of ``table``."""
+        x, _ = self.columns.encode(table)
+        codes = np.asarray(self.model.predict(x), dtype=np.int64)
+        return np.asarray(self.columns.classes, dtype=object)[codes]
+
+    def refit(self, table: Table, *, rng) -> DiffprivlibTree:
+        """A new tree learnt from ``table`` with the same parameters."""
+        with noise_off() if self.noise_free else contextlib.nullcontext():
+            return diffprivlib_tree(table, rng=rng, **self.params)
+
+
+def _charge(ledger: PrivacyLedger, spent: float, n_leaves: int) -> None:
+    """Charge what diffprivlib's accountant spent: permute-and-flip at every leaf, leaves
+    holding disjoint records (one parallel block)."""
+    with ledger.parallel("leaves") as branch:
+        leaves = branch(f"{n_leaves} leaf classes (disjoint records)")
+        leaves.spend(spent, label="leaf class (diffprivlib permute-and-flip)", sensitivity=1.0,
+                     primitive="diffprivlib.PermuteAndFlip")
+
+
+# --------------------------------------------------------------------------- mechanism
+@register_mechanism("diffprivlib_tree", input_kind=Kind.TABLE, output_kind=Kind.CLASSIFIER,
+                    privacy=RECORD_DP, paper="farias2021", role="baseline", caveat=CAVEAT)
+def diffprivlib_tree(
+    table: Table,
+    *,
+    epsilon: float,
+    depth: int = 5,
+    rng,
+    ledger: PrivacyLedger | None = None,
+) -> DiffprivlibTree:
+    """IBM diffprivlib's private decision tree [HBMAL19] (outside reference, farias2021 Fig. 6).
+
+    ``diffprivlib.models.DecisionTreeClassifier(epsilon=epsilon, max_depth=depth)``: random
+    data-independent splits inside the public feature bounds, leaf classes by
+    permute-and-flip ([FI17], [MS20]); see the module for the encoding, seeding, budget and
+    noise-free limit. Drawn in farias2021 Fig. 6 beside DiffPID3, never part of its claims.
+
+    Parameters
+    ----------
+    table : Table
+        Records with a schema naming the class attribute; every attribute needs a public
+        domain (numeric: ``(lo, hi)``).
+    epsilon : float
+        Total budget (every leaf spends all of it on disjoint records).
+    depth : int
+        ``max_depth``, >= 1 (diffprivlib grows a complete tree of this depth). Depth 0 is
+        not applicable (diffprivlib rejects it).
+    rng : numpy.random.Generator
+        Seeds diffprivlib's RandomState.
+    ledger : PrivacyLedger, optional
+
+    Returns
+    -------
+    DiffprivlibTree
+
+    Raises
+    ------
+    NotApplicableError
+        When diffprivlib is not installed (or does not import), or ``depth == 0``.
+    """
+    epsilon = check_epsilon(epsilon)
+    depth = check_depth(depth)
+    rng = check_rng(rng)
+    ledger = ensure_ledger(ledger, epsilon)
+    if not isinstance(table, Table):
+        raise PrivpubError(f"the diffprivlib tree needs a Table, got {type(table).__name__}")
+    if depth < 1:
+        raise NotApplicableError("diffprivlib's DecisionTreeClassifier needs max_depth >= 1")
+    columns = _Columns.from_schema(table.schema)
+    x, y = columns.encode(table)
+    tree_cls, accountant_cls, leak_warning = _diffprivlib()
+    noise_free = is_noise_off()
+    seed = int(uniform_integers(0, _SEED_HIGH, rng=rng))  # 0 under noise_off
+    fit_epsilon = float("inf") if noise_free else epsilon
+    accountant = accountant_cls(epsilon=fit_epsilon)
+    model = tree_cls(
+        max_depth=depth,
+        epsilon=fit_epsilon,
+        bounds=(np.array(columns.lower), np.array(columns.upper)),
+        classes=np.arange(len(columns.classes)),
+        random_state=seed,
+        accountant=accountant,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", leak_warning)  # never read bounds/classes from data
+        model.fit(x, y)
+    spent = float(accountant.total()[0])
+    if not noise_free and abs(spent - epsilon) > 1e-9 * epsilon:
+        raise PrivpubError(f"diffprivlib's accountant spent {spent}, expected {epsilon}")
+    _charge(ledger, epsilon, int(model.get_n_leaves()))
+    release = DiffprivlibTree(columns, model, {"epsilon": epsilon, "depth": depth}, noise_free)
+    release.info = {"n_leaves": int(model.get_n_leaves()), "tree_depth": int(model.get_depth())}
+    return release
