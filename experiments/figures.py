@@ -199,12 +199,14 @@ def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         ratio=bool(plot.get("ratio", False)),
         stat=str(plot.get("stat", "mean")),
     )
+    claim = next((c for c in spec.claims
+                  if c["kind"] == "table" and c.get("plot") == plot.get("name")), None)
     tolerance = plot.get("tolerance")
-    if tolerance is None:  # the tolerance of the paper claim that checks this table
-        tolerance = next((c["tolerance"] for c in spec.claims
-                          if c["kind"] == "table" and c.get("plot") == plot.get("name")), None)
+    if tolerance is None and claim is not None:  # the paper claim that checks this table
+        tolerance = claim["tolerance"]
     if tolerance is not None and plot.get("paper"):
         options["tolerance"] = float(tolerance)
+        options["better"] = (claim or {}).get("better")  # a one-sided claim flags one side
     table = paper_table(frame, **options)
     if table.empty:
         return None

@@ -27,9 +27,11 @@ the error at large epsilon; two other orders are offered:
 
 - ``order="noisy"``: paid for from the budget: ``order_fraction * epsilon`` buys a first
   DRC release that only sets the order; the rest buys the release that is fitted.
-- ``order="true_counts"``: the cells are sorted by their *true* counts before the fit -- the
-  trap found in public reimplementations (the order is data-dependent and unpaid, so the
-  release is not differentially private). Offered only to measure what the trap buys.
+- the *true-count order*: the cells sorted by their *true* counts before the fit -- the trap
+  found in public reimplementations (the order is data-dependent and unpaid, so the release
+  is not differentially private at all). It is not an option of the DP mechanisms: it is
+  registered on its own, with privacy ``none`` (:func:`ldrc_true_count_order`,
+  :func:`pygmalion_true_count_order`), only to measure what the trap buys.
 
 What DRC guarantees
 -------------------
@@ -104,7 +106,7 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.isotonic import isotonic_regression
 from privpub.ledger import PrivacyLedger
 from privpub.noise import is_noise_off, weighted_laplace_mechanism
-from privpub.registry import EDGE_DP, register_mechanism
+from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
 from privpub.types import Graph, JointDegree, Kind, Release
 from privpub.validation import check_epsilon, check_fraction, check_positive_int, check_rng
 
@@ -114,15 +116,17 @@ __all__ = [
     "drc_scales",
     "drc",
     "ldrc",
+    "ldrc_true_count_order",
     "drc_honest",
     "pygmalion",
+    "pygmalion_true_count_order",
     "honest_thresholds",
     "CAVEAT_DRC",
     "CAVEAT_TRUE_ORDER",
 ]
 
-#: Orders LDRC may fit in (see the module docstring).
-ORDERS = ("beta", "noisy", "true_counts")
+#: Orders LDRC may fit in (see the module docstring); the true-count order is not one of them.
+ORDERS = ("beta", "noisy")
 
 #: dK-2 releases :func:`pygmalion` can build its graph from.
 METHODS = ("ldrc", "drc", "dk_pa", "drc_honest")
@@ -138,8 +142,9 @@ CAVEAT_DRC = (
     "several partitions. Not epsilon-edge-DP as published; drc_honest is."
 )
 CAVEAT_TRUE_ORDER = (
-    "order='true_counts': cells are sorted by their TRUE counts before the isotonic fit "
-    "(unpaid, data-dependent order): not differentially private at all."
+    "NOT private: the true-count order of public reimplementations (cells sorted by their TRUE "
+    "counts before the isotonic fit: an unpaid, data-dependent order), drawn beside the "
+    "edge-DP series to show what the trap buys."
 )
 
 
@@ -260,19 +265,13 @@ def _isotonic_in_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     return fitted
 
 
-def _ldrc_caveat(params: dict) -> str:
-    if params.get("order") == "true_counts":
-        return f"{CAVEAT_TRUE_ORDER} Also: {CAVEAT_DRC}"
-    return CAVEAT_DRC
-
-
 @register_mechanism(
     "ldrc",
     input_kind=Kind.GRAPH,
     output_kind=Kind.JOINT_DEGREE,
     privacy=EDGE_DP,
     paper="sala2011",
-    caveat=_ldrc_caveat,
+    caveat=CAVEAT_DRC,
 )
 def ldrc(
     graph: Graph,
@@ -290,18 +289,49 @@ def ldrc(
 
     Parameters
     ----------
-    order : {"beta", "noisy", "true_counts"}
+    order : {"beta", "noisy"}
         The order of the non-decreasing fit (module docstring): the beta series (default,
-        the paper's own order), the order of a separate DRC release bought with
-        ``order_fraction * epsilon``, or the true counts (the trap; not private).
+        the paper's own order) or the order of a separate DRC release bought with
+        ``order_fraction * epsilon``.
     order_fraction : float
         Share of epsilon spent on the ordering release when ``order="noisy"``.
     """
+    return _ldrc(graph, epsilon=epsilon, partition_width=partition_width, order=_order(order),
+                 order_fraction=order_fraction, rng=rng, ledger=ledger)
+
+
+@register_mechanism(
+    "ldrc_true_count_order",
+    input_kind=Kind.GRAPH,
+    output_kind=Kind.JOINT_DEGREE,
+    privacy=NO_PRIVACY,
+    paper="sala2011",
+    caveat=CAVEAT_TRUE_ORDER,
+)
+def ldrc_true_count_order(
+    graph: Graph,
+    *,
+    epsilon: float,
+    partition_width: int = 1,
+    rng: np.random.Generator,
+) -> JointDegree:
+    """LDRC fitted in the order of the TRUE counts: the trap of public reimplementations.
+
+    The DRC noise of :func:`ldrc` at ``epsilon``, then the isotonic fit along the cells
+    sorted by their true counts. The order is read from the data and not paid for, so the
+    release is **not** differentially private (privacy ``none``); sala2011 Figs. 4-9 draw it
+    beside the edge-DP series to show what the trap buys. Parameters as :func:`ldrc`.
+    """
+    return _ldrc(graph, epsilon=epsilon, partition_width=partition_width,
+                 order="true_counts", order_fraction=0.5, rng=rng, ledger=None)
+
+
+def _ldrc(graph, *, epsilon, partition_width, order, order_fraction, rng, ledger) -> JointDegree:
+    """:func:`ldrc` in any order, the true-count one included (module docstring)."""
     graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     width = _width(partition_width)
-    order = _order(order)
     jd = joint_degree(graph)
     if order == "beta":
         noisy = _drc_noisy(jd, epsilon, rng, ledger, width, "DRC")
@@ -470,8 +500,6 @@ def _pygmalion_caveat(params: dict) -> str | None:
         return None
     if method == "dk_pa":
         return CAVEAT_DK_PA
-    if method == "ldrc":
-        return _ldrc_caveat(params)
     return CAVEAT_DRC
 
 
@@ -504,7 +532,7 @@ def pygmalion(
     method : {"ldrc", "drc", "dk_pa", "drc_honest"}
         The dK-2 release (sala2011 uses LDRC). Its guarantee is the graph's: the caveat of
         each row says which one holds.
-    order : {"beta", "noisy", "true_counts"}
+    order : {"beta", "noisy"}
         LDRC's fitting order (only for ``method="ldrc"``).
     partition_width : int
         DRC partitions (``drc``, ``ldrc``, ``drc_honest``).
@@ -544,6 +572,34 @@ def pygmalion(
     else:
         noisy = drc_honest(graph, epsilon=epsilon, partition_width=partition_width, rng=rng,
                            ledger=ledger).value
+    return synthesize(noisy, rng=rng, generator=generator, name=f"pygmalion({graph.name})",
+                      max_edges=max_edges)
+
+
+@register_mechanism(
+    "pygmalion_true_count_order",
+    input_kind=Kind.GRAPH,
+    output_kind=Kind.GRAPH,
+    privacy=NO_PRIVACY,
+    paper="sala2011",
+    caveat=CAVEAT_TRUE_ORDER,
+)
+def pygmalion_true_count_order(
+    graph: Graph,
+    *,
+    epsilon: float,
+    partition_width: int = 1,
+    generator: str = "auto",
+    max_edges: int = 10_000_000,
+    rng: np.random.Generator,
+) -> Release:
+    """A Pygmalion graph from :func:`ldrc_true_count_order`: **not** private (the trap of
+    public reimplementations; privacy ``none``). Parameters as :func:`pygmalion`."""
+    if generator not in GENERATORS:
+        raise PrivpubError(f"generator must be one of {GENERATORS}, got {generator!r}")
+    max_edges = check_positive_int(max_edges, "max_edges")
+    noisy = ldrc_true_count_order(graph, epsilon=epsilon, partition_width=partition_width,
+                                  rng=rng)
     return synthesize(noisy, rng=rng, generator=generator, name=f"pygmalion({graph.name})",
                       max_edges=max_edges)
 

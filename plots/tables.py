@@ -195,6 +195,7 @@ def paper_table(
     ratio: bool = False,
     stat: str = "mean",
     tolerance: float | None = None,
+    better: str | None = None,
 ) -> pd.DataFrame:
     """Our means per (row, column) beside the paper's numbers, as a frame of strings.
 
@@ -228,6 +229,10 @@ def paper_table(
         unless ours, rounded as the paper prints that row, equals the paper's number
         (:func:`agrees_at_precision`); empty where either number is missing. Absent
         (None): no such column.
+    better : {"lower", "higher"}, optional
+        One-sided flags, as the table claim that checks the table (running times, bounds):
+        with ``"lower"`` only ``ours/paper > 1 + tolerance`` is flagged, with ``"higher"``
+        only ``ours/paper < 1 - tolerance``.
 
     Returns
     -------
@@ -240,6 +245,8 @@ def paper_table(
         not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or tolerance < 0
     ):
         raise ConfigError(f"table plot: tolerance must be a number >= 0, got {tolerance!r}")
+    if better not in (None, "lower", "higher"):
+        raise ConfigError(f"table plot: better must be lower or higher, got {better!r}")
     rows = [rows] if isinstance(rows, str) else list(rows)
     cells = table_cells(
         frame,
@@ -271,7 +278,8 @@ def paper_table(
                 r = ours_over_paper(ours, published)
                 text = "∞" if math.isinf(r) else f"{r:.2f}"
                 close = agrees_at_precision(ours, published, cell["decimals"])
-                if beyond_tolerance(r, float(tolerance)) and not close:
+                worse = {"lower": r > 1, "higher": r < 1}.get(better, True)
+                if worse and beyond_tolerance(r, float(tolerance)) and not close:
                     text += " ✗"
             line[f"{name} ours/paper"] = text
     return pd.DataFrame(table)

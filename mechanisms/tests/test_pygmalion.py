@@ -19,7 +19,7 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.registry import get_mechanism
 from privpub.testing import empirical_privacy_check
-from privpub.types import Graph, JointDegree
+from privpub.types import Graph, JointDegree, Release
 
 
 @pytest.fixture(scope="module")
@@ -123,14 +123,24 @@ def test_ldrc_is_the_l2_isotonic_projection_of_drc(karate):
 
 
 def test_ldrc_orders(karate):
+    import mechanisms.pygmalion as pyg
+
     jd = joint_degree(karate)
-    true_order = ldrc(karate, epsilon=1.0, order="true_counts", rng=rng(3))
-    # the trap: monotone along the TRUE counts
+    true_order = pyg.ldrc_true_count_order(karate, epsilon=1.0, rng=rng(3))
+    # the trap: monotone along the TRUE counts; the same noise as ldrc's beta order
     fitted = true_order.counts[np.argsort(jd.counts, kind="stable")]
     assert np.all(np.diff(fitted) >= -1e-12)
-    info = get_mechanism("ldrc")
-    assert "TRUE counts" in info.caveat_for({"order": "true_counts"})
-    assert "TRUE counts" not in info.caveat_for({})
+    beta = ldrc(karate, epsilon=1.0, rng=rng(3))
+    assert not np.allclose(beta.counts, true_order.counts)
+    # the trap is no option of the DP mechanisms, and registered as not private
+    with pytest.raises(PrivpubError, match="order must be one of"):
+        ldrc(karate, epsilon=1.0, order="true_counts", rng=rng(3))
+    with pytest.raises(PrivpubError, match="order must be one of"):
+        pyg.pygmalion(karate, epsilon=1.0, order="true_counts", rng=rng(3))
+    for name in ("ldrc_true_count_order", "pygmalion_true_count_order"):
+        info = get_mechanism(name)
+        assert info.privacy == "none" and not info.is_dp and "TRUE counts" in info.caveat
+    assert "TRUE counts" not in get_mechanism("ldrc").caveat_for({})
 
 
 # --------------------------------------------------------------------------- honest DRC
@@ -315,11 +325,33 @@ def test_pygmalion_graph_and_references(karate):
         assert isinstance(pygmalion(karate, epsilon=5.0, method=method, rng=rng()).value, Graph)
 
 
+@pytest.mark.parametrize("method", ["ldrc", "drc", "dk_pa", "drc_honest"])
+def test_graph_step_reads_only_the_noisy_release(method, karate, monkeypatch):
+    """The repair and generation are post-processing: once the noisy dK-2 series is fixed,
+    the synthetic graph must not depend on the original graph. Two different graphs whose
+    (patched) noisy releases are the same series must give the same graph, equal to
+    ``synthesize`` of that series alone."""
+    import mechanisms.pygmalion as pyg
+
+    jd = joint_degree(karate)
+    noisy = JointDegree(jd.low, jd.high, jd.counts + rng(12).laplace(0, 3, jd.size))
+
+    def fixed(graph, **kw):
+        return Release(noisy, {}) if method == "drc_honest" else noisy
+
+    monkeypatch.setattr(pyg, method, fixed)
+    other = load_dataset("les_miserables")
+    a = pyg.pygmalion(karate, epsilon=1.0, method=method, rng=rng(13)).value
+    b = pyg.pygmalion(other, epsilon=1.0, method=method, rng=rng(13)).value
+    alone = pyg.synthesize(noisy, rng=rng(13)).value
+    assert np.array_equal(a.edges(), b.edges())
+    assert np.array_equal(a.edges(), alone.edges())
+
+
 def test_pygmalion_caveats_follow_the_method():
     info = get_mechanism("pygmalion")
     assert info.caveat_for({}) and "DRC" in info.caveat_for({})
     assert info.caveat_for({"method": "drc_honest"}) is None
-    assert "TRUE counts" in info.caveat_for({"order": "true_counts"})
     assert get_mechanism("drc_honest").caveat is None
     for name in ("drc", "ldrc", "dk_pa"):
         assert get_mechanism(name).caveat

@@ -102,3 +102,17 @@ def test_a_cell_that_agrees_at_the_papers_printed_precision_is_not_flagged():
     assert not agrees_at_precision(0.036, 0.03, 2)
     assert row_precision({"g": [3828, 5112]}, ("g",)) == 0
     assert agrees_at_precision(3827.6, 3828, 0) and not agrees_at_precision(3826.4, 3828, 0)
+
+
+def test_one_sided_flags_follow_the_claim():
+    """A one-sided table claim (``better: lower``, e.g. a gap that must stay below a bound)
+    flags only the side that breaks it: 132 against 100 is flagged when lower is better,
+    not when higher is; 0.5 against 1.0 the other way round."""
+    args = dict(rows=["dataset"], columns=COLUMNS, paper={"facebook": [100, 1.0, None]},
+                tolerance=0.1)
+    lower = paper_table(_frame(), better="lower", **args).set_index("dataset").loc["facebook"]
+    higher = paper_table(_frame(), better="higher", **args).set_index("dataset").loc["facebook"]
+    assert (lower["nodes ours/paper"], lower["edges ours/paper"]) == ("1.32 ✗", "0.50")
+    assert (higher["nodes ours/paper"], higher["edges ours/paper"]) == ("1.32", "0.50 ✗")
+    with pytest.raises(ConfigError, match="better"):
+        paper_table(_frame(), better="smaller", **args)
