@@ -87,8 +87,9 @@ RE_COMPROMISED = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 #: Random draws of the compromised set per point.
 RE_RUNS = 200
 #: ``reliable_email_deviation`` compares the curves from this many compromised nodes on:
-#: with one or two, a draw that hits a hub's neighbour reaches a large share, so the point
-#: is too noisy (+-14% between seeds on AS with 200 draws; < 3% from k = 10).
+#: with few, a draw that hits a hub's neighbour reaches a large share, so the point is too
+#: noisy (benchmarks/probe_sala2011.py, AS, 200 draws, 10 seeds: the mean moves by up to
+#: 28% / 12% / 5.2% at k = 1 / 2 / 5, 3.2% at k = 10 and < 1% from k = 20).
 RE_DEVIATION_MIN_K = 10
 #: Numbers of seeds of the influence curves.
 SEEDS = (1, 5, 10, 20, 30, 40, 50)

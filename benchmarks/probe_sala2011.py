@@ -1,0 +1,307 @@
+"""Probes behind the causes sala2011's Figs 7-9 and Table 1 notes state (issue 13): the
+structure of the Pygmalion graphs on AS, with the noise switched off as the ablation.
+
+    PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_sala2011.py [--seeds 3] [--re-seeds 10]
+
+On AS (``as_caida``, no LCC restriction, as the experiments load it), for the original
+graph, the dK-synthetic graph (:func:`baselines.dk_reference.dk_synthetic`) and the
+Pygmalion graphs (:func:`mechanisms.pygmalion.pygmalion`) at epsilon 5 / 10 / 100 of
+
+- LDRC in the beta order (the paper's Pygmalion), and its ablations: the same graph with
+  the noise off (:func:`privpub.noise.noise_off`: the beta-order isotonic fit of the
+  *true* counts alone; epsilon plays no role) and DRC (the same noise, no fit);
+- the honest DRC (``method="drc_honest"``), and its ablation with the noise off (the
+  threshold ``tau_c`` of :func:`mechanisms.pygmalion.honest_thresholds` applied to the true
+  counts alone; epsilon still sets the threshold),
+
+it prints nodes, edges, density 2m / (n (n - 1)), mean degree, maximum degree, the maximum
+k-core number (networkx ``core_number`` on :meth:`privpub.types.Graph.to_networkx`), the
+size, edges and density of that top k-core, the number of nodes in the k-core of the
+original's top k (19 on AS), the mean degree of the largest hub's neighbours, the APL
+(:func:`metrics.graph_structure.path_statistics`, 1,000 sampled sources) and the IC spread
+at p = 0.01 (:func:`metrics.applications.influence_curve`, Degree Discount seeds, 500
+Monte Carlo runs) with 1 and 50 seeds and its largest relative gap to the original's curve
+(the ``influence_deviation_ic`` metric). Across the Pygmalion graphs it gives the Pearson
+correlation of that IC gap with the core measures and with the hub's neighbour degree.
+
+Reliable Email (Fig. 8): the spread over seeds of the 200-draw mean share at each k (the
+largest relative gap of seeds 1 .. re_seeds-1 to seed 0, as the deviation metric compares
+an original curve with the truth's seed-0 curve), and, exactly, the share of the graph one
+compromised node reaches within two hops, split by whether it is a neighbour of the
+largest hub. Table 1: the counts in the raw SNAP file.
+
+Seeds are 0 .. seeds-1 (``numpy.random.default_rng(seed)`` for the mechanism and the
+generator; the APL, IC and RE streams use seed 0), not the runner's, so numbers differ from
+the experiments' within their run-to-run spread.
+``tests/test_probes_sala2011.py`` reruns the seed-0 rows that the notes quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+from scipy.stats import spearmanr
+
+import baselines  # noqa: F401 - registers the reference mechanisms
+import mechanisms  # noqa: F401
+from baselines.dk_reference import dk_synthetic
+from mechanisms.pygmalion import pygmalion
+from metrics.applications import (
+    RE_COMPROMISED,
+    SEEDS,
+    influence_curve,
+    reliable_email_curve,
+)
+from metrics.graph_structure import path_statistics
+from privpub.data import load_dataset
+from privpub.noise import noise_off
+from privpub.types import Graph
+
+GRAPH = "as_caida"
+EPSILONS = (5, 10, 100)
+#: (label, pygmalion method, noise off?, epsilons). LDRC with the noise off does not depend
+#: on epsilon; DRC at eps 5 and 10 gives graphs of 320,000-600,000 edges (minutes to
+#: measure), so it is run at eps 100 only (``--drc-epsilons`` for more).
+SERIES = (
+    ("LDRC", "ldrc", False, EPSILONS),
+    ("LDRC noise off (fit alone)", "ldrc", True, (100,)),
+    ("DRC (no fit)", "drc", False, (100,)),
+    ("honest DRC", "drc_honest", False, EPSILONS),
+    ("honest DRC noise off (threshold alone)", "drc_honest", True, EPSILONS),
+)
+CORE_MEASURES = ("kmax", "top_core_edges", "in_truth_core", "hub_neighbour_degree",
+                 "mean_degree")
+
+
+def structure(graph: Graph, *, truth_kmax: int | None = None) -> dict:
+    """Size, density and k-core structure of ``graph`` (see the module docstring)."""
+    n, m = graph.n_nodes, graph.n_edges
+    deg = graph.degrees()
+    g = graph.to_networkx()
+    core = nx.core_number(g)
+    kmax = max(core.values()) if core else 0
+    top = [v for v, c in core.items() if c == kmax]
+    top_m = g.subgraph(top).number_of_edges()
+    hub = int(np.argmax(deg))
+    nbrs = graph.adjacency[[hub]].indices
+    return {
+        "nodes": n,
+        "edges": m,
+        "density": 2 * m / (n * (n - 1)) if n > 1 else 0.0,
+        "mean_degree": 2 * m / max(int((deg > 0).sum()), 1),
+        "max_degree": int(deg.max()) if n else 0,
+        "kmax": kmax,
+        "top_core_nodes": len(top),
+        "top_core_edges": top_m,
+        "top_core_density": 2 * top_m / (len(top) * (len(top) - 1)) if len(top) > 1 else 0.0,
+        "in_truth_core": sum(1 for c in core.values() if c >= (truth_kmax or kmax)),
+        "hub_neighbour_degree": float(deg[nbrs].mean()) if nbrs.size else 0.0,
+    }
+
+
+def ic_curve(graph: Graph) -> np.ndarray:
+    """IC spread (p = 0.01) of the first k Degree Discount seeds, k in SEEDS (seed 0)."""
+    return influence_curve(graph, model="ic", rng=np.random.default_rng(0))
+
+
+def ic_gap(curve: np.ndarray, truth_curve: np.ndarray, n_nodes: int, truth_nodes: int) -> float:
+    """``influence_deviation_ic``: largest |ours(k) / truth(k) - 1| over seeds below both
+    graphs' node counts."""
+    keep = np.asarray(SEEDS) < min(n_nodes, truth_nodes)
+    return float(np.max(np.abs(curve[keep] / truth_curve[keep] - 1.0)))
+
+
+def _measure(graph: Graph, truth: dict | None, *, apl: bool, ic: bool) -> dict:
+    row = structure(graph, truth_kmax=truth["kmax"] if truth else None)
+    if apl:
+        row["apl"] = path_statistics(graph, rng=np.random.default_rng(0))["apl"]
+    if ic:
+        curve = ic_curve(graph)
+        row["ic_curve"] = curve
+        row["ic_1"], row["ic_50"] = float(curve[0]), float(curve[-1])
+        if truth is not None:
+            row["ic_gap"] = ic_gap(curve, truth["ic_curve"], graph.n_nodes, truth["nodes"])
+    return row
+
+
+def structure_rows(graph: Graph, *, epsilons=EPSILONS, seeds=(0, 1, 2), series=SERIES,
+                   apl: bool = True, ic: bool = True) -> list[dict]:
+    """One row per graph: the original, the dK-synthetic graph per seed, and each series of
+    :data:`SERIES` per epsilon and seed (labels ``series``, ``epsilon``, ``seed``)."""
+    truth = _measure(graph, None, apl=apl, ic=ic)
+    rows = [{"series": "original", "epsilon": None, "seed": None, **truth}]
+    for seed in seeds:
+        synthetic = dk_synthetic(graph, rng=np.random.default_rng(seed)).value
+        rows.append({"series": "dK-synthetic", "epsilon": None, "seed": seed,
+                     **_measure(synthetic, truth, apl=apl, ic=ic)})
+    for label, method, off, series_epsilons in series:
+        for eps in (e for e in series_epsilons if e in epsilons):
+            for seed in seeds:
+                if off:
+                    with noise_off():
+                        out = pygmalion(graph, epsilon=eps, method=method,
+                                        rng=np.random.default_rng(seed))
+                else:
+                    out = pygmalion(graph, epsilon=eps, method=method,
+                                    rng=np.random.default_rng(seed))
+                rows.append({"series": label, "epsilon": eps, "seed": seed,
+                             **_measure(out.value, truth, apl=apl, ic=ic)})
+    return rows
+
+
+CORRELATED = ("LDRC", "LDRC noise off (fit alone)", "DRC (no fit)", "dK-synthetic")
+
+
+def ic_correlations(rows: list[dict], *, series=CORRELATED) -> tuple[int, dict]:
+    """Spearman rank correlation of the IC gap with each of :data:`CORE_MEASURES` over the
+    rows of the given series: ``(number of graphs, {measure: rho})``."""
+    pick = [r for r in rows if r["series"] in series and "ic_gap" in r]
+    gap = [r["ic_gap"] for r in pick]
+    return len(pick), {key: float(spearmanr(gap, [r[key] for r in pick])[0])
+                       for key in CORE_MEASURES}
+
+
+def summarise(rows: list[dict], key: str) -> dict:
+    """``{(series, epsilon): (mean, min, max)}`` of ``key`` over seeds."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault((r["series"], r["epsilon"]), []).append(r[key])
+    return {k: (float(np.mean(v)), float(np.min(v)), float(np.max(v))) for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------- Reliable Email
+def re_seed_spread(graph: Graph, *, seeds: int = 10) -> dict:
+    """Per k: the largest relative gap of the 200-draw mean share of seeds 1 .. seeds-1 to
+    that of seed 0, and the seeds' std / mean."""
+    curves = np.array([reliable_email_curve(graph, rng=np.random.default_rng(s))
+                       for s in range(seeds)])
+    gap = np.abs(curves[1:] / curves[0] - 1.0).max(axis=0)
+    cv = curves.std(axis=0, ddof=1) / curves.mean(axis=0)
+    return {k: {"gap": float(g), "cv": float(c), "mean": float(mu)}
+            for k, g, c, mu in zip(RE_COMPROMISED, gap, cv, curves.mean(axis=0), strict=True)}
+
+
+def re_single_draw(graph: Graph) -> dict:
+    """Exactly, the share of the other n - 1 nodes one compromised node reaches within two
+    hops (k = 1), over all nodes; split by adjacency to the largest hub."""
+    n = graph.n_nodes
+    a = graph.adjacency.astype(np.int32)
+    two = (a + a @ a).tocsr()
+    two.eliminate_zeros()
+    deg = graph.degrees()
+    # A @ A holds the diagonal (v reaches itself in two hops) for every non-isolated v
+    reach = (np.diff(two.indptr) - (deg > 0)) / (n - 1)
+    hub = int(np.argmax(deg))
+    nb = np.zeros(n, bool)
+    nb[graph.adjacency[[hub]].indices] = True
+    f = nb.mean()
+    between = f * (1 - f) * (reach[nb].mean() - reach[~nb].mean()) ** 2
+    return {
+        "mean": float(reach.mean()),
+        "sd": float(reach.std()),
+        "hub_degree": int(deg[hub]),
+        "hub_neighbour_share": float(f),
+        "reach_hub_neighbours": float(reach[nb].mean()),
+        "reach_hub_neighbours_min": float(reach[nb].min()),
+        "reach_others": float(reach[~nb].mean()),
+        "variance_share_of_hub_split": float(between / reach.var()),
+        "sd_of_200_draw_mean": float(reach.std() / np.sqrt(200) / reach.mean()),
+    }
+
+
+# --------------------------------------------------------------------------- Table 1
+def table1_counts(path: Path | None = None) -> dict:
+    """Counts in SNAP's as-caida20040105.txt: directed lines, links, nodes, relation codes."""
+    if path is None:
+        path = (Path(os.environ["PRIVPUB_DATA_DIR"]) / "as-caida20040105"
+                / "as-caida20040105.txt")
+    data = np.loadtxt(path, dtype=np.int64, comments="#")
+    u, v = np.minimum(data[:, 0], data[:, 1]), np.maximum(data[:, 0], data[:, 1])
+    links = np.unique(np.column_stack([u, v])[u != v], axis=0)
+    codes, counts = np.unique(data[:, 2], return_counts=True)
+    return {
+        "lines": int(data.shape[0]),
+        "links": int(links.shape[0]),
+        "nodes": int(np.unique(data[:, :2]).size),
+        "codes": {int(c): int(k) for c, k in zip(codes, counts, strict=True)},
+    }
+
+
+# --------------------------------------------------------------------------- output
+def _fmt(mean_min_max, digits=0, pct=False) -> str:
+    mu, lo, hi = mean_min_max
+    f = (lambda x: f"{100 * x:.{digits}f}%") if pct else (lambda x: f"{x:,.{digits}f}")
+    return f(mu) if lo == hi else f"{f(mu)} ({f(lo)}-{f(hi)})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--re-seeds", type=int, default=10)
+    parser.add_argument("--drc-epsilons", type=float, nargs="+", default=[100])
+    args = parser.parse_args()
+    t0 = time.time()
+    graph = load_dataset(GRAPH)
+    series = tuple((label, method, off, tuple(args.drc_epsilons) if method == "drc" else eps)
+                   for label, method, off, eps in SERIES)
+    rows = structure_rows(graph, seeds=tuple(range(args.seeds)), series=series,
+                          epsilons=tuple(sorted({*EPSILONS, *args.drc_epsilons})))
+    print(f"AS ({GRAPH}): structure of the Pygmalion graphs, mean (min-max) over seeds "
+          f"0..{args.seeds - 1}\n")
+    cols = [("nodes", 0), ("edges", 0), ("density", 6), ("mean_degree", 2), ("max_degree", 0),
+            ("kmax", 1), ("top_core_nodes", 0), ("top_core_edges", 0),
+            ("top_core_density", 2), ("in_truth_core", 0), ("hub_neighbour_degree", 1),
+            ("apl", 2), ("ic_1", 1), ("ic_50", 1), ("ic_gap", 2)]
+    print("| series | eps | " + " | ".join(c for c, _ in cols) + " |")
+    print("|---|---|" + "---|" * len(cols))
+    stats = {c: summarise(rows, c) for c, _ in cols if c != "ic_gap"}
+    stats["ic_gap"] = summarise([r for r in rows if "ic_gap" in r], "ic_gap")
+    for key in stats["nodes"]:
+        cells = [_fmt(stats[c][key], d) if key in stats[c] else "-" for c, d in cols]
+        eps = "" if key[1] is None else f"{key[1]:g}"
+        print(f"| {key[0]} | {eps} | " + " | ".join(cells) + " |")
+    n_graphs, corr = ic_correlations(rows)
+    print(f"\nSpearman correlation of the IC gap over {n_graphs} graphs ("
+          + ", ".join(CORRELATED) + "): " + ", ".join(f"{k} {v:+.2f}" for k, v in corr.items()))
+    n_graphs, corr = ic_correlations(rows, series=("LDRC",))
+    print(f"  LDRC only ({n_graphs} graphs): "
+          + ", ".join(f"{k} {v:+.2f}" for k, v in corr.items()))
+    print("\nSeed 0 (the rows tests/test_probes_sala2011.py reruns):")
+    for r in rows:
+        if r["seed"] in (None, 0):
+            print(f"  {r['series']} eps {r['epsilon']}: "
+                  + ", ".join(f"{c} {r[c]:.4g}" for c, _ in cols if c in r))
+
+    print(f"\nReliable Email on {GRAPH}: the 200-draw mean share over seeds 0..{args.re_seeds - 1}"
+          " (largest relative gap to seed 0; std / mean)")
+    spread = re_seed_spread(graph, seeds=args.re_seeds)
+    print("| k | " + " | ".join(str(k) for k in spread) + " |")
+    print("|---|" + "---|" * len(spread))
+    print("| mean share | " + " | ".join(f"{s['mean']:.3f}" for s in spread.values()) + " |")
+    print("| gap to seed 0 | " + " | ".join(f"{100 * s['gap']:.1f}%" for s in spread.values())
+          + " |")
+    print("| std / mean | " + " | ".join(f"{100 * s['cv']:.1f}%" for s in spread.values())
+          + " |")
+    one = re_single_draw(graph)
+    print(f"\nOne compromised node (k = 1, exact over all nodes): reaches {100 * one['mean']:.1f}%"
+          f" of the others on average (sd {100 * one['sd']:.1f}%); the {one['hub_degree']:,} "
+          f"neighbours of the largest hub ({100 * one['hub_neighbour_share']:.1f}% of the nodes)"
+          f" reach {100 * one['reach_hub_neighbours']:.1f}% (at least "
+          f"{100 * one['reach_hub_neighbours_min']:.1f}%), the others "
+          f"{100 * one['reach_others']:.1f}%; that split carries "
+          f"{100 * one['variance_share_of_hub_split']:.0f}% of the variance; the 200-draw "
+          f"mean's sd is {100 * one['sd_of_200_draw_mean']:.1f}% of the mean")
+
+    t1 = table1_counts()
+    print(f"\nTable 1: as-caida20040105.txt has {t1['lines']:,} lines, {t1['links']:,} links "
+          f"between {t1['nodes']:,} nodes; relation codes {t1['codes']}")
+    print(f"\n({time.time() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
