@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from probe_support import load_probe, needs_data
 
 import baselines  # noqa: F401
 import mechanisms  # noqa: F401
@@ -31,16 +32,7 @@ from privpub.noise import noise_off
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
-def _data_available(name: str) -> bool:
-    try:
-        raw_edges(name)
-    except Exception:  # noqa: BLE001 - missing data: skip with a reason
-        return False
-    return True
-
-
-@pytest.mark.skipif(not all(map(_data_available, ("ca_hepph", "cit_hepph", "twitter"))),
-                    reason="needs PRIVPUB_DATA_DIR with ca-HepPh, cit-HepPh and Twitter")
+@needs_data("ca_hepph", "cit_hepph", "twitter")
 @pytest.mark.parametrize("name, loops", [("ca_hepph", 30), ("cit_hepph", 44), ("twitter", 14)])
 def test_table1_edge_counts_differ_by_the_self_loops(name, loops):
     spec = yaml.safe_load((CONF / "experiment" / "day2016_table1.yaml").read_text())
@@ -122,21 +114,7 @@ def test_published_dblp_l1_exceeds_what_its_edge_fraction_allows():
 
 # --------------------------------------------------------------------------- theta bin
 def _day2016_probe():
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "probe_day2016.py"
-    spec = importlib.util.spec_from_file_location("probe_day2016", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _facebook_available() -> bool:
-    try:
-        load_dataset("facebook", lcc=True)
-    except Exception:  # noqa: BLE001 - missing data: skip with a reason
-        return False
-    return True
+    return load_probe("probe_day2016")
 
 
 def test_theta_bin_readings_differ_only_in_bin_theta():
@@ -154,7 +132,7 @@ def test_theta_bin_readings_differ_only_in_bin_theta():
     assert r["keep"] >= r["drop"]
 
 
-@pytest.mark.skipif(not _facebook_available(), reason="needs PRIVPUB_DATA_DIR with SNAP Facebook")
+@needs_data("facebook")
 def test_drop_theta_bin_is_the_closest_reading_on_facebook():
     """The pi_theta note: leaving bin theta out of the L1 is the closest of three readings
     to the paper's Facebook row at every theta (the module docstring's numbers, rerun)."""

@@ -9,12 +9,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from probe_support import load_probe, needs_data
 
 import mechanisms  # noqa: F401
 from privpub.centrality import cached_ebc
@@ -26,18 +26,7 @@ CONFIG = ROOT / "conf" / "experiment" / "farias2021_fig5.yaml"
 
 
 def _probe():
-    spec = importlib.util.spec_from_file_location(
-        "probe_farias2021", ROOT / "benchmarks" / "probe_farias2021.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _enron():
-    try:
-        return load_dataset("email_enron")
-    except Exception:  # noqa: BLE001 - missing data: skip with a reason
-        return None
+    return load_probe("probe_farias2021")
 
 
 def _notes() -> str:
@@ -65,10 +54,10 @@ def test_noise_free_selections_on_a_built_graph():
     assert set(probe.replaced_local_topk(graph, k=2).tolist()) == {a, b}
 
 
-@pytest.mark.skipif(_enron() is None, reason="needs PRIVPUB_DATA_DIR with SNAP email-Enron")
+@needs_data("email_enron")
 def test_enron_limits_are_the_numbers_the_notes_quote():
     probe = _probe()
-    rows = {r["k"]: r for r in probe.fig5_limits(_enron(), sims=3)}
+    rows = {r["k"]: r for r in probe.fig5_limits(load_dataset("email_enron"), sims=3)}
     for k, (both, local, noisy_local) in {5: (1.0, 0.2, 0.2), 10: (0.9, 0.1, 0.1),
                                           20: (0.95, 0.05, 0.05)}.items():
         r = rows[k]

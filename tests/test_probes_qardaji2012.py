@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from probe_support import load_probe, needs_data
 
 import baselines  # noqa: F401
 import mechanisms  # noqa: F401
@@ -39,18 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
 
 
-def _data_available(name: str) -> bool:
-    try:
-        load_dataset(name)
-    except Exception:  # noqa: BLE001 - missing or unreadable data: skip with a reason
-        return False
-    return True
-
-
-needs_caltech = pytest.mark.skipif(
-    not _data_available("caltech36"),
-    reason="needs PRIVPUB_DATA_DIR with the Facebook100 Caltech36 graph (see README, Data)",
-)
+needs_caltech = needs_data("caltech36")
 
 
 # --------------------------------------------------------------------------- probe = mechanism
@@ -306,20 +296,11 @@ def test_every_path_stays_within_epsilon_with_any_level_ratio(ratio):
 
 # --------------------------------------------------------------------------- fig3 labels
 def _qardaji_probe():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "probe_qardaji2012", ROOT / "benchmarks" / "probe_qardaji2012.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_probe("probe_qardaji2012")
 
 
 def _adult():
-    try:
-        return load_dataset("adult", attributes="qardaji2012")
-    except Exception:  # noqa: BLE001 - missing data: skip with a reason
-        return None
+    return load_dataset("adult", attributes="qardaji2012")
 
 
 def test_recording_leaves_relabels_every_row_with_its_leaf_majority():
@@ -340,7 +321,7 @@ def test_recording_leaves_relabels_every_row_with_its_leaf_majority():
     assert rt._LeafSummary.__name__ == "_LeafSummary"  # the patch is undone
 
 
-@pytest.mark.skipif(_adult() is None, reason="needs PRIVPUB_DATA_DIR with UCI Adult")
+@needs_data("adult")
 def test_fig3_leaf_majority_labels_lift_cv_above_the_original():
     """Fig. 3's notes: the noise-free release scores above the original data in CV because
     every released row carries its leaf's majority class. One component swapped: the

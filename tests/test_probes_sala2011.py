@@ -13,12 +13,12 @@ Shown on small built graphs, and on AS with the seed-0 numbers the notes quote
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from probe_support import load_probe, needs_data
 
 from privpub.data import load_dataset
 from privpub.types import Graph
@@ -28,18 +28,11 @@ CONF = ROOT / "conf" / "experiment"
 
 
 def _probe():
-    spec = importlib.util.spec_from_file_location(
-        "probe_sala2011", ROOT / "benchmarks" / "probe_sala2011.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_probe("probe_sala2011")
 
 
 def _as():
-    try:
-        return load_dataset("as_caida")
-    except Exception:  # noqa: BLE001 - missing data: skip with a reason
-        return None
+    return load_dataset("as_caida")
 
 
 def _text(name: str) -> str:
@@ -49,8 +42,7 @@ def _text(name: str) -> str:
     return " ".join(" ".join(parts).split())
 
 
-NEEDS_AS = pytest.mark.skipif(_as() is None,
-                              reason="needs PRIVPUB_DATA_DIR with SNAP as-caida20040105")
+NEEDS_AS = needs_data("as_caida")
 
 
 def test_structure_and_single_draw_on_built_graphs():
