@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mechanisms.diffpid3 import TableEncoder
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import is_noise_off, noise_off, uniform_integers
@@ -154,32 +155,15 @@ class _Columns:
 
     @classmethod
     def from_schema(cls, schema: Schema) -> _Columns:
-        if schema.class_attribute is None:
-            raise PrivpubError("the diffprivlib tree needs a table whose schema names a class")
-        cls_attr = schema[schema.class_attribute]
-        if cls_attr.kind == "numeric" or not cls_attr.domain:
-            raise PrivpubError(f"class attribute {cls_attr.name!r} needs a public discrete domain")
-        feats, kinds, domains, lower, upper = [], [], [], [], []
-        for a in schema.attributes:
-            if a.name == schema.class_attribute:
-                continue
-            if a.kind == "numeric":
-                lo, hi = (float(v) for v in a.domain)
-                if not hi > lo:
-                    raise PrivpubError(f"numeric attribute {a.name!r} needs a domain (lo, hi)")
-            else:
-                if not a.domain:
-                    raise PrivpubError(f"attribute {a.name!r} needs a public domain")
-                lo, hi = 0.0, float(len(a.domain) - 1)
-            feats.append(a.name)
-            kinds.append(a.kind)
-            domains.append(tuple(a.domain))
-            lower.append(lo)
-            upper.append(hi)
-        if not feats:
-            raise PrivpubError("the table has no attribute besides the class")
-        return cls(tuple(feats), tuple(kinds), tuple(domains), schema.class_attribute,
-                   tuple(cls_attr.domain), tuple(lower), tuple(upper))
+        """Features and classes as DiffPID3 reads them (its :class:`TableEncoder` checks the
+        schema: a class attribute with a public discrete domain, every other attribute with
+        a public domain); bounds from those domains."""
+        enc = TableEncoder.from_schema(schema, n_bins=1)  # the bins are not used here
+        pairs = list(zip(enc.domains, [k == "numeric" for k in enc.kinds], strict=True))
+        lower = tuple(float(d[0]) if num else 0.0 for d, num in pairs)
+        upper = tuple(float(d[1]) if num else float(len(d) - 1) for d, num in pairs)
+        return cls(enc.features, enc.kinds, enc.domains, enc.class_attribute, enc.classes,
+                   lower, upper)
 
     @staticmethod
     def _codes(col, domain, name) -> np.ndarray:

@@ -307,7 +307,8 @@ class TableEncoder:
     @classmethod
     def from_schema(cls, schema, n_bins: int) -> TableEncoder:
         if schema.class_attribute is None:
-            raise PrivpubError("DiffPID3 needs a table whose schema names a class attribute")
+            raise PrivpubError("a decision tree needs a table whose schema names a class "
+                               "attribute")
         cls_attr = schema[schema.class_attribute]
         if cls_attr.kind == "numeric" or not cls_attr.domain:
             raise PrivpubError(
