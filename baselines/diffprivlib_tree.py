@@ -143,58 +143,30 @@ def _diffprivlib():
 # --------------------------------------------------------------------------- encoding
 @dataclass(frozen=True)
 class _Columns:
-    """Public encoding of a table as diffprivlib's numeric ``X`` and class codes ``y``."""
+    """Public encoding of a table as diffprivlib's numeric ``X`` and class codes ``y``:
+    DiffPID3's :class:`TableEncoder` (which checks the schema: a class attribute with a
+    public discrete domain, every other attribute with a public domain), numeric attributes
+    kept as values, and the feature bounds from the domains."""
 
-    features: tuple[str, ...]
-    kinds: tuple[str, ...]
-    domains: tuple[tuple, ...]
-    class_attribute: str
-    classes: tuple
+    encoder: TableEncoder
     lower: tuple[float, ...]
     upper: tuple[float, ...]
 
     @classmethod
     def from_schema(cls, schema: Schema) -> _Columns:
-        """Features and classes as DiffPID3 reads them (its :class:`TableEncoder` checks the
-        schema: a class attribute with a public discrete domain, every other attribute with
-        a public domain); bounds from those domains."""
         enc = TableEncoder.from_schema(schema, n_bins=1)  # the bins are not used here
         pairs = list(zip(enc.domains, [k == "numeric" for k in enc.kinds], strict=True))
         lower = tuple(float(d[0]) if num else 0.0 for d, num in pairs)
         upper = tuple(float(d[1]) if num else float(len(d) - 1) for d, num in pairs)
-        return cls(enc.features, enc.kinds, enc.domains, enc.class_attribute, enc.classes,
-                   lower, upper)
+        return cls(enc, lower, upper)
 
-    @staticmethod
-    def _codes(col, domain, name) -> np.ndarray:
-        import pandas as pd
-
-        codes = pd.Index(list(domain)).get_indexer(np.asarray(col, dtype=object))
-        if (codes < 0).any():
-            raise PrivpubError(f"attribute {name!r} has values outside its domain (or missing)")
-        return codes.astype(np.int64)
+    @property
+    def classes(self) -> tuple:
+        return self.encoder.classes
 
     def encode(self, table: Table) -> tuple[np.ndarray, np.ndarray]:
         """``(X, y)``: a float64 feature matrix (rows x features) and class indices."""
-        if not isinstance(table, Table):
-            raise PrivpubError(f"expected a Table, got {type(table).__name__}")
-        df = table.data
-        missing = [c for c in (*self.features, self.class_attribute) if c not in df.columns]
-        if missing:
-            raise PrivpubError(f"table lacks columns {missing}")
-        x = np.empty((len(df), len(self.features)), dtype=np.float64)
-        for i, (name, kind, dom) in enumerate(
-            zip(self.features, self.kinds, self.domains, strict=True)
-        ):
-            col = df[name].to_numpy()
-            if kind == "numeric":
-                x[:, i] = np.asarray(col, dtype=np.float64)
-                if not np.isfinite(x[:, i]).all():
-                    raise PrivpubError(f"numeric attribute {name!r} has missing values")
-            else:
-                x[:, i] = self._codes(col, dom, name)
-        y = self._codes(df[self.class_attribute].to_numpy(), self.classes, self.class_attribute)
-        return x, y
+        return self.encoder.encode(table, raw_numeric=True)
 
 
 # --------------------------------------------------------------------------- release

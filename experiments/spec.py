@@ -392,6 +392,8 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
         name = str(metric)
         return name.startswith("info/") or name in metrics or name.split("/")[0] in metrics
 
+    from plots.series import LINESTYLES  # here, not at import: keeps start-up lean
+
     for plot in plots:
         if not isinstance(plot, dict):
             raise ConfigError(f"{where}: each plot must be a mapping, got {plot!r}")
@@ -412,8 +414,6 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
                 raise ConfigError(f"{where}: a ccdf plot needs keep_releases: true")
         if missing:
             raise ConfigError(f"{where}: a {kind} plot needs {', '.join(missing)}: {plot}")
-        from plots.series import LINESTYLES
-
         styles = plot.get("linestyles") or {}
         bad = {k: v for k, v in styles.items() if v not in LINESTYLES} if isinstance(
             styles, dict) else styles

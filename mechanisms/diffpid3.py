@@ -336,12 +336,14 @@ class TableEncoder:
         return cls(tuple(feats), tuple(sizes), tuple(kinds), tuple(domains),
                    schema.class_attribute, tuple(cls_attr.domain), n_bins)
 
-    def _codes(self, col, kind, domain, size, name):
+    def _codes(self, col, kind, domain, size, name, raw_numeric=False):
         if kind == "numeric":
             lo, hi = (float(v) for v in domain)
             x = np.asarray(col, dtype=np.float64)
             if not np.isfinite(x).all():
                 raise PrivpubError(f"numeric attribute {name!r} has missing values")
+            if raw_numeric:
+                return x
             return np.clip(np.floor((x - lo) / (hi - lo) * size), 0, size - 1).astype(np.int64)
         import pandas as pd
 
@@ -350,19 +352,23 @@ class TableEncoder:
             raise PrivpubError(f"attribute {name!r} has values outside its domain (or missing)")
         return codes.astype(np.int64)
 
-    def encode(self, table: Table):
-        """``(X, y)``: an int64 code matrix (rows x features) and class indices."""
+    def encode(self, table: Table, *, raw_numeric: bool = False):
+        """``(X, y)``: an int64 code matrix (rows x features) and class indices.
+
+        ``raw_numeric``: numeric attributes keep their values (a float64 matrix) instead of
+        their bin codes, for a learner that cuts them itself (the diffprivlib tree)."""
         if not isinstance(table, Table):
             raise PrivpubError(f"expected a Table, got {type(table).__name__}")
         df = table.data
         missing = [c for c in (*self.features, self.class_attribute) if c not in df.columns]
         if missing:
             raise PrivpubError(f"table lacks columns {missing}")
-        x = np.empty((len(df), len(self.features)), dtype=np.int64)
+        x = np.empty((len(df), len(self.features)),
+                     dtype=np.float64 if raw_numeric else np.int64)
         for i, (name, kind, dom, size) in enumerate(
             zip(self.features, self.kinds, self.domains, self.sizes, strict=True)
         ):
-            x[:, i] = self._codes(df[name].to_numpy(), kind, dom, size, name)
+            x[:, i] = self._codes(df[name].to_numpy(), kind, dom, size, name, raw_numeric)
         y = self._codes(df[self.class_attribute].to_numpy(), "categorical", self.classes,
                         len(self.classes), self.class_attribute)
         return x, y
