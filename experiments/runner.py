@@ -395,7 +395,8 @@ def run_task(
             truth = _truth(
                 cell.dataset, options_json, data_dir, base_seed, allow_download, info.output_kind
             )
-            kw = {"rng": np.random.default_rng(metric_ss(name))} if metric.takes_rng else {}
+            stream = metric_ss(metric.stream)  # a deviation metric shares its curve's stream
+            kw = {"rng": np.random.default_rng(stream)} if metric.takes_rng else {}
             with quiet():
                 result = metric.func(truth, release, **kw)
             if isinstance(result, dict):

@@ -132,6 +132,10 @@ class MetricInfo:
     higher_is_better: bool
     label: str
     takes_rng: bool = False
+    #: the random stream ``rng`` is drawn from: the metric's own name, or another metric's
+    #: when both compute the same random quantity (a curve and its gap to the truth's), so
+    #: that they agree and the quantity is computed once per release
+    stream: str = ""
 
 
 _MECHANISMS: dict[str, MechanismInfo] = {}
@@ -184,13 +188,18 @@ def register_mechanism(
     return decorate
 
 
-def register_metric(name: str, *, kinds, higher_is_better: bool, label: str | None = None):
-    """Decorator registering ``func(truth, release, ...)`` as metric ``name``."""
+def register_metric(name: str, *, kinds, higher_is_better: bool, label: str | None = None,
+                    stream: str | None = None):
+    """Decorator registering ``func(truth, release, ...)`` as metric ``name``.
+
+    ``stream``: draw ``rng`` from metric ``stream``'s random stream instead of this metric's
+    own (see :attr:`MetricInfo.stream`)."""
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
 
     def decorate(func: Callable) -> Callable:
         takes_rng = "rng" in inspect.signature(func).parameters
-        _METRICS[name] = MetricInfo(name, func, kinds, higher_is_better, label or name, takes_rng)
+        _METRICS[name] = MetricInfo(name, func, kinds, higher_is_better, label or name,
+                                    takes_rng, stream or name)
         return func
 
     return decorate

@@ -237,6 +237,18 @@ def test_a_noise_free_twin_is_scored_without_noise_too(tmp_path):
         list).to_dict() == {False: [0.0], True: [1.0]}
 
 
+def test_a_metric_registered_with_another_metrics_stream_draws_the_same_numbers(tmp_path):
+    """``register_metric(stream=...)``: a deviation metric sees the generator its curve
+    metric sees (sala2011 Figs. 8-9), whatever else the run computes; other metrics not."""
+    spec = resolve_experiment(toy_experiment(
+        metrics=["toy_draw", "toy_draw_again", "toy_draw_own"],
+        plots=[{"x": "epsilon", "metric": "toy_draw"}], repetitions=1), scale="paper")
+    _, frame = _rows(tmp_path, spec)
+    wide = frame.pivot_table(index=["cell", "rep"], columns="metric", values="value")
+    assert (wide["toy_draw"] == wide["toy_draw_again"]).all()
+    assert (wide["toy_draw"] != wide["toy_draw_own"]).all()
+
+
 def test_a_task_another_experiment_computed_is_read_not_recomputed(tmp_path):
     """Same cell, seed, repetition and code in another experiment's store: copied, with
     exactly the numbers this run would compute; a parameter written out at its default

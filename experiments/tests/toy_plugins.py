@@ -122,3 +122,21 @@ def toy_noise_off(truth, release) -> float:
     """1 when the metric runs inside :func:`privpub.noise.noise_off` (a metric that refits a
     learner runs the mechanism again, which must stay noise-free for a noise-free twin)."""
     return float(is_noise_off())
+
+
+@register_metric("toy_draw", kinds=Kind.BINARY_MATRIX, higher_is_better=True,
+                 label="a draw from the metric's stream")
+def toy_draw(truth, release, rng) -> float:
+    return float(rng.random())
+
+
+@register_metric("toy_draw_again", kinds=Kind.BINARY_MATRIX, higher_is_better=True,
+                 label="a draw from toy_draw's stream", stream="toy_draw")
+def toy_draw_again(truth, release, rng) -> float:
+    return float(rng.random())
+
+
+@register_metric("toy_draw_own", kinds=Kind.BINARY_MATRIX, higher_is_better=True,
+                 label="a draw from the metric's own stream")
+def toy_draw_own(truth, release, rng) -> float:
+    return float(rng.random())

@@ -102,3 +102,57 @@ def test_deviation_metrics():
                    influence_deviation_lt):
         assert metric(g, g, rng(0)) == 0  # the truth's curve uses seed 0 too
         assert metric(g, other, rng(1)) > 0
+
+
+@pytest.mark.parametrize("curve_name, gap_name, keep", [
+    ("influence_ic", "influence_deviation_ic", np.asarray(SEEDS) < 34),
+    ("influence_lt", "influence_deviation_lt", np.asarray(SEEDS) < 34),
+    ("reliable_email", "reliable_email_deviation", np.asarray(RE_COMPROMISED) >= 10),
+])
+def test_a_deviation_compares_the_curve_its_metric_stores_and_computes_it_once(
+        monkeypatch, curve_name, gap_name, keep):
+    """sala2011 Figs. 8-9 store a curve and its gap to the truth's: one stream, one run."""
+    import metrics.applications as app
+    from privpub.registry import get_metric
+
+    curve_metric, gap_metric = get_metric(curve_name), get_metric(gap_name)
+    assert gap_metric.stream == curve_name and curve_metric.stream == curve_name
+    truth = load_dataset("karate")
+    release = Graph.from_networkx(nx.gnm_random_graph(40, 90, seed=3))
+    calls = []
+    for name in ("influence_curve", "reliable_email_curve"):
+        real = getattr(app, name)
+        monkeypatch.setattr(app, name, lambda g, *, _real=real, **kw: calls.append(g) or
+                            _real(g, **kw))
+    gap = gap_metric.func(truth, release, rng=rng(7))       # the release's curve and truth's
+    stored = curve_metric.func(truth, release, rng=rng(7))  # read back, not recomputed
+    assert sum(g is release for g in calls) == 1
+    ours = np.array([stored[k] for k in stored])[keep]
+    t = app._TRUTH[truth]["re" if curve_name == "reliable_email" else curve_name[-2:]][keep]
+    assert gap == pytest.approx(np.max(np.abs(ours[t > 0] / t[t > 0] - 1)))
+    # another stream is another curve
+    other = curve_metric.func(truth, release, rng=rng(8))
+    assert sum(g is release for g in calls) == 2 and other != stored
+
+
+@pytest.mark.parametrize("model", ["ic", "wc", "lt"])
+def test_cascades_agree_with_cynetdiff(model):
+    """cynetdiff (a Cython diffusion library) on the same CSR arrays: LT draws its thresholds
+    from the same PCG64 stream in the same order, so the spreads are equal; IC and WC draw
+    per edge in another order, so they agree within the Monte Carlo error."""
+    pytest.importorskip("cynetdiff")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_sala2011.py"
+    spec = importlib.util.spec_from_file_location("bench_sala2011", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    g = Graph.from_networkx(nx.barabasi_albert_graph(600, 3, seed=2))
+    seeds = degree_discount_seeds(g, 10)
+    ours = spread(g, seeds, model=model, rng=rng(0), runs=2000)
+    theirs, se = bench._cynetdiff_spread(g, seeds, model, 2000)
+    if model == "lt":
+        assert ours == pytest.approx(theirs, abs=1e-9)
+    else:
+        assert abs(ours - theirs) < 4 * se * np.sqrt(2)
