@@ -31,6 +31,7 @@ import functools
 import json
 import math
 import os
+import re
 import time
 import traceback
 import tracemalloc
@@ -107,13 +108,34 @@ class RunSummary:
             f"{self.n_not_applicable} skipped (not applicable), {len(self.failures)} failed "
             f"({self.seconds:.1f} s) -> {self.store}"
         ]
-        for reason, count in sorted(self.skip_reasons.items()):
+        for reason, count in _merge_reasons(self.skip_reasons):
             lines.append(f"  skipped {count} task(s): {reason}")
         for f in self.failures[:20] if failures else ():
             lines.append(f"  FAILED {f['where']}: {f['error']}")
         if failures and len(self.failures) > 20:
             lines.append(f"  ... and {len(self.failures) - 20} more (see the store's error rows)")
         return "\n".join(lines)
+
+
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+def _merge_reasons(reasons: dict[str, int]) -> list[tuple[str, int]]:
+    """Skip reasons that differ only in their numbers, as one line with each differing
+    number shown as its range (``15146516 to 75985197``), sorted by text."""
+    groups: dict[str, list[tuple[list[str], int]]] = {}
+    for reason, count in reasons.items():
+        parts = _NUMBER.split(reason)
+        groups.setdefault(_NUMBER.sub("#", reason), []).append((parts, count))
+    merged = []
+    for members in groups.values():
+        parts = list(members[0][0])
+        for i in range(1, len(parts), 2):  # the numbers sit at the odd positions
+            values = sorted({m[0][i] for m in members}, key=float)
+            if len(values) > 1:
+                parts[i] = f"{values[0]} to {values[-1]}"
+        merged.append(("".join(parts), sum(m[1] for m in members)))
+    return sorted(merged)
 
 
 def store_dir(results_dir: Path | str, experiment: str, scale: str) -> Path:

@@ -1,5 +1,7 @@
 """The runner's promises: determinism, resume, failure isolation, ledger checks."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -68,6 +70,25 @@ def test_another_seed_is_computed_not_reused(tmp_path):
     assert summary.n_stored == 0 and summary.n_ok == spec.n_tasks
     summary = run_experiment(spec, results_dir=tmp_path, progress=False, seed=0, plugins=(TOY,))
     assert summary.n_stored == spec.n_tasks and summary.n_ok == 0
+
+
+def test_skip_reasons_that_differ_only_in_numbers_are_one_line():
+    """Ten skips of one cell at several epsilons read as one line with the range."""
+    from experiments.runner import RunSummary
+
+    summary = RunSummary("e", "paper", Path("store"), n_tasks=13)
+    summary.skip_reasons = {
+        "DRC on unc28: the series implies 15146516 edges, more than max_edges=10000000": 4,
+        "DRC on unc28: the series implies 75985197 edges, more than max_edges=10000000": 1,
+        "DRC on unc28: the series implies 20000000 edges, more than max_edges=10000000": 5,
+        "toy on x: k = 7 > 5 rows": 3,
+    }
+    lines = summary.describe().splitlines()[1:]
+    assert lines == [
+        "  skipped 10 task(s): DRC on unc28: the series implies 15146516 to 75985197 edges, "
+        "more than max_edges=10000000",
+        "  skipped 3 task(s): toy on x: k = 7 > 5 rows",
+    ]
 
 
 def test_cells_that_cannot_apply_are_skipped_not_failed(tmp_path):
