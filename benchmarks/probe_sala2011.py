@@ -2,6 +2,7 @@
 structure of the Pygmalion graphs on AS, with the noise switched off as the ablation.
 
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_sala2011.py [--seeds 3] [--re-seeds 10]
+    python benchmarks/probe_sala2011.py --honest-cells web_notredame   # Fig. 6's honest DRC
 
 On AS (``as_caida``, no LCC restriction, as the experiments load it), for the original
 graph, the dK-synthetic graph (:func:`baselines.dk_reference.dk_synthetic`) and the
@@ -233,6 +234,27 @@ def table1_counts(path: Path | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- output
+def honest_cells(graph: Graph, *, epsilons=(5, 10, 100), seed: int = 0) -> list[dict]:
+    """What the honest DRC's threshold keeps (Fig. 6's assortative WWW graphs): per epsilon,
+    the published cells and the share of the released edge count on equal-degree cells
+    (``low == high``) and on cells whose degrees are within a factor 2; first row: the
+    original's dK-2 series."""
+    from mechanisms.pygmalion import drc_honest
+    from privpub.dk import joint_degree
+
+    def shares(jd) -> dict:
+        c = np.clip(jd.counts, 0, None)
+        return {"cells": int(jd.low.size),
+                "equal": float(c[jd.low == jd.high].sum() / c.sum()),
+                "within_2x": float(c[jd.high <= 2 * jd.low].sum() / c.sum())}
+
+    rows = [{"epsilon": None, **shares(joint_degree(graph))}]
+    for eps in epsilons:
+        release = drc_honest(graph, epsilon=eps, rng=np.random.default_rng(seed))
+        rows.append({"epsilon": eps, **shares(release.value)})
+    return rows
+
+
 def _fmt(mean_min_max, digits=0, pct=False) -> str:
     mu, lo, hi = mean_min_max
     f = (lambda x: f"{100 * x:.{digits}f}%") if pct else (lambda x: f"{x:,.{digits}f}")
@@ -244,8 +266,18 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--re-seeds", type=int, default=10)
     parser.add_argument("--drc-epsilons", type=float, nargs="+", default=[100])
+    parser.add_argument("--honest-cells", metavar="DATASET",
+                        help="only: the cells the honest DRC keeps on DATASET (Fig. 6)")
     args = parser.parse_args()
     t0 = time.time()
+    if args.honest_cells:
+        print(f"honest DRC on {args.honest_cells}, seed 0: published cells, share of the "
+              "released edges on cells low == high / high <= 2 low")
+        for r in honest_cells(load_dataset(args.honest_cells)):
+            who = "original" if r["epsilon"] is None else f"eps {r['epsilon']:g}"
+            print(f"  {who}: {r['cells']:,} cells, {100 * r['equal']:.1f}% / "
+                  f"{100 * r['within_2x']:.1f}%")
+        return
     graph = load_dataset(GRAPH)
     series = tuple((label, method, off, tuple(args.drc_epsilons) if method == "drc" else eps)
                    for label, method, off, eps in SERIES)

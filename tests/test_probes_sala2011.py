@@ -172,3 +172,27 @@ def test_table1_counts_are_what_the_notes_quote():
                    "272 more nodes and 7,972 more edges", "not probed"):
         assert quoted in text, quoted
     assert 16573 - counts["nodes"] == 272 and 40927 - counts["links"] == 7972
+
+
+def test_honest_cells_on_a_built_graph():
+    """The shares are of the edge count: a triangle 0-1-2 with a pendant 3 on node 2 has
+    cells (2, 2): 1 edge, (2, 3): 2 edges, (1, 3): 1 edge."""
+    probe = _probe()
+    rows = probe.honest_cells(Graph.from_edges(np.array([(0, 1), (1, 2), (0, 2), (2, 3)])),
+                              epsilons=())
+    assert rows == [{"epsilon": None, "cells": 3, "equal": 0.25, "within_2x": 0.75}]
+
+
+@needs_data("web_notredame")
+def test_honest_cells_on_www_are_what_fig6_quotes():
+    rows = _probe().honest_cells(load_dataset("web_notredame"))
+    got = [(r["cells"], round(100 * r["equal"], 1), round(100 * r["within_2x"], 1))
+           for r in rows]
+    assert got == [(16193, 26.1, 38.0), (222, 55.8, 71.7), (366, 49.9, 66.2),
+                   (1388, 37.5, 52.9)]
+    fig6 = _text("sala2011_fig6")
+    assert "--honest-cells web_notredame" in fig6
+    for quoted in ("222 / 366 / 1,388 of the original's 16,193 cells",
+                   "55.8% / 49.9% / 37.5%", "(original 26.1%)", "71.7% / 66.2% / 52.9%",
+                   "(original 38.0%)"):
+        assert quoted in fig6, quoted
