@@ -44,7 +44,7 @@ import numpy as np
 from experiments.executors import run_tasks
 from experiments.seeding import canonical_json, seed_sequence, stable_hash, task_seeds
 from experiments.spec import Cell, ExperimentSpec
-from experiments.store import RELEASE_METRIC, ResultStore, encode_vector
+from experiments.store import RELEASE_METRIC, ResultStore, encode_vector, metric_family
 from privpub import cache as privpub_cache
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
@@ -545,7 +545,8 @@ def _look_elsewhere(tasks, spec: ExperimentSpec, store: ResultStore, seed: int, 
             key = (cell_id, int(rep))
             if key in found or key not in wanted:
                 continue
-            if set(rows["code_hash"]) == {wanted[key][1]} and needed <= set(rows["metric"]):
+            have = set(metric_family(rows["metric"], needed))
+            if set(rows["code_hash"]) == {wanted[key][1]} and needed <= have:
                 found[key] = rows
     costs: dict = {}
     if timed:

@@ -39,6 +39,7 @@ __all__ = [
     "TASK_KEY",
     "encode_vector",
     "decode_vector",
+    "metric_family",
 ]
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -57,6 +58,14 @@ def _normalise_column(series: pd.Series) -> pd.Series:
     if values.map(lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)).all():
         return pd.to_numeric(series)
     return series.map(lambda v: v if v is None or (isinstance(v, float) and pd.isna(v)) else str(v))
+
+
+def metric_family(metric: pd.Series, names) -> pd.Series:
+    """The metric each row belongs to: its ``metric`` if that is one of ``names``, else the
+    part before the first ``/`` (a curve metric such as ``reliable_email`` is stored as
+    rows ``reliable_email/<x>``; an ``info/<key>`` row is matched by its whole name)."""
+    metric = metric.astype(str)
+    return metric.where(metric.isin(set(names)), metric.str.split("/", n=1).str[0])
 
 
 class ResultStore:
@@ -118,22 +127,24 @@ class ResultStore:
 
     def tasks(self, metrics) -> dict[tuple[str, int, int], str | None]:
         """``(cell, base_seed, rep) -> code_hash`` of every task whose latest attempt is
-        done: ok with a row for every metric in ``metrics``, or skipped (not applicable)."""
+        done: ok with rows of every metric in ``metrics`` (a curve metric's rows are
+        ``<metric>/<x>``: see :func:`metric_family`), or skipped (not applicable)."""
         frame = self._latest()
         if frame.empty:
             return {}
         if "code_hash" not in frame.columns:
             frame["code_hash"] = None
         needed = set(metrics)
+        family = metric_family(frame["metric"], needed)
         flags = frame.assign(
             _error=frame["status"].eq("error"),
             _skipped=frame["status"].eq("skipped"),
-            _have=frame["status"].eq("ok") & frame["metric"].isin(needed),
+            _have=family.where(frame["status"].eq("ok") & family.isin(needed)),
         )
         agg = flags.groupby(list(TASK_KEY), dropna=False).agg(
             error=("_error", "any"),
             skipped=("_skipped", "all"),
-            have=("_have", "sum"),
+            have=("_have", "nunique"),
             code=("code_hash", "first"),
         )
         agg = agg[~agg["error"] & (agg["skipped"] | (agg["have"] >= len(needed)))]

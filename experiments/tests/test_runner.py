@@ -270,6 +270,22 @@ def test_a_metric_registered_with_another_metrics_stream_draws_the_same_numbers(
     assert (wide["toy_draw"] != wide["toy_draw_own"]).all()
 
 
+def test_a_curve_metric_is_stored_once_and_read_back(tmp_path):
+    """A metric returning a dict is stored as rows ``<metric>/<x>``: a rerun finds those
+    tasks done (they used to be recomputed on every run, sala2011 Figs. 8-9), and another
+    experiment reads them."""
+    exp = toy_experiment(metrics=["toy_curve", "toy_draw"],
+                         plots=[{"x": "epsilon", "metric": "toy_draw"}], repetitions=1)
+    spec = resolve_experiment(exp, scale="paper")
+    first = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    assert first.n_ok == spec.n_tasks
+    again = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    assert (again.n_ok, again.n_stored) == (0, spec.n_tasks)
+    other = resolve_experiment({**exp, "name": "other"}, scale="paper")
+    shared = run_experiment(other, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    assert (shared.n_ok, shared.n_shared) == (0, spec.n_tasks)
+
+
 def test_a_task_another_experiment_computed_is_read_not_recomputed(tmp_path):
     """Same cell, seed, repetition and code in another experiment's store: copied, with
     exactly the numbers this run would compute; a parameter written out at its default

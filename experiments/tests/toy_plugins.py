@@ -140,3 +140,9 @@ def toy_draw_again(truth, release, rng) -> float:
                  label="a draw from the metric's own stream")
 def toy_draw_own(truth, release, rng) -> float:
     return float(rng.random())
+
+
+@register_metric("toy_curve", kinds=Kind.BINARY_MATRIX, higher_is_better=True,
+                 label="a curve: rows toy_curve/<x>")
+def toy_curve(truth, release) -> dict:
+    return {"1": 1.0, "2": 2.0}
