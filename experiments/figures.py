@@ -519,6 +519,8 @@ def _meta(spec, rows, drawn, variant, overrides, summary) -> dict:
     # the whole task (data, mechanism, metrics) where recorded, else the mechanism call
     seconds = column("task_seconds") if "task_seconds" in per_task else column("seconds")
     cpu, peak = column("cpu_seconds"), column("peak_mb")
+    if "release_cached" in per_task:  # the mechanism's CPU was spent by another task
+        cpu = cpu.mask(per_task["release_cached"].eq(True).to_numpy())
     slowest = []
     if not per_task.empty and seconds.notna().any():
         by_cell = per_task.assign(_s=seconds).groupby(["dataset", "label", "params"])["_s"]
