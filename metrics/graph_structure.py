@@ -348,6 +348,9 @@ def path_statistics(graph: Graph, *, rng: np.random.Generator, n_sources: int = 
 
 
 def _paths(graph: Graph, rng, *, truth: bool) -> dict:
+    """One sampled BFS per graph for the five path metrics. They share
+    ``average_path_length``'s random stream (``register_metric(stream=...)``), so the memo
+    holds what any of them would compute alone, whichever runs first."""
     if truth:
         return _cached(graph, "paths_truth", lambda: path_statistics(
             graph, rng=np.random.default_rng(0), n_sources=4 * APL_SOURCES))
@@ -363,7 +366,7 @@ def average_path_length(truth, release, rng=None) -> float:
 
 
 @register_metric("average_path_length_se", kinds=Kind.GRAPH, higher_is_better=False,
-                 label="APL standard error")
+                 label="APL standard error", stream="average_path_length")
 def average_path_length_se(truth, release, rng=None) -> float:
     """Standard error of :func:`average_path_length` (0 when computed exactly)."""
     release = _graphs(truth, release, "average_path_length_se")[1]
@@ -371,7 +374,7 @@ def average_path_length_se(truth, release, rng=None) -> float:
 
 
 @register_metric("average_path_length_error", kinds=Kind.GRAPH, higher_is_better=False,
-                 label="relative APL error")
+                 label="relative APL error", stream="average_path_length")
 def average_path_length_error(truth, release, rng=None) -> float:
     """``|APL(release) / APL(truth) - 1|``."""
     truth, release = _graphs(truth, release, "average_path_length_error")
@@ -380,14 +383,16 @@ def average_path_length_error(truth, release, rng=None) -> float:
     return float(abs(ar / at - 1.0))
 
 
-@register_metric("diameter", kinds=Kind.GRAPH, higher_is_better=False, label="diameter")
+@register_metric("diameter", kinds=Kind.GRAPH, higher_is_better=False, label="diameter",
+                 stream="average_path_length")
 def diameter(truth, release, rng=None) -> float:
     """Diameter of the release's largest component (exact when small, else a lower bound)."""
     release = _graphs(truth, release, "diameter")[1]
     return _paths(release, rng, truth=False)["diameter"]
 
 
-@register_metric("radius", kinds=Kind.GRAPH, higher_is_better=False, label="radius")
+@register_metric("radius", kinds=Kind.GRAPH, higher_is_better=False, label="radius",
+                 stream="average_path_length")
 def radius(truth, release, rng=None) -> float:
     """Radius of the release's largest component (exact when small, else an upper bound)."""
     release = _graphs(truth, release, "radius")[1]

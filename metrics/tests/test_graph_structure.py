@@ -117,3 +117,21 @@ def test_paths_of_tiny_graphs():
     for n in range(2, 6):  # complete graphs
         k = Graph.from_edges(np.array(list(itertools.combinations(range(n), 2))))
         assert average_path_length(k, k, None) == 1
+
+
+def test_path_metrics_agree_whichever_runs_first():
+    """The five path metrics share one sampled BFS: a run asking only for the diameter gets
+    what a run asking for the APL first gets (they draw from one stream)."""
+    from privpub.registry import get_metric
+
+    names = ["average_path_length", "average_path_length_se", "average_path_length_error",
+             "diameter", "radius"]
+    assert {get_metric(n).stream for n in names} == {"average_path_length"}
+    truth = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(0))
+
+    def scores(order):
+        release = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(1))  # fresh memo
+        return {n: get_metric(n).func(truth, release, rng=np.random.default_rng(7))
+                for n in order}
+
+    assert scores(names) == scores(names[::-1])
