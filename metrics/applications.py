@@ -60,6 +60,7 @@ import numpy as np
 from numba import njit
 
 from metrics._checks import same_type
+from metrics._memo import memo, stream_key
 from privpub.registry import register_metric
 from privpub.types import Graph, Kind
 from privpub.validation import check_rng
@@ -102,7 +103,6 @@ MC_RUNS = 500
 IC_PROBABILITY = 0.01
 
 _TRUTH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_RELEASE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _release(truth, release, metric) -> Graph:
@@ -120,11 +120,7 @@ def _release_curve(graph: Graph, key: str, rng: np.random.Generator, curve) -> n
     state: a metric and its deviation get equal generators (one stream), so the second one
     reads what the first computed. A pure speed-up: the value does not depend on which of
     the two, or whether both, a run computes."""
-    state = repr(sorted(rng.bit_generator.state.items()))
-    memo = _RELEASE.setdefault(graph, {})
-    if (key, state) not in memo:
-        memo[key, state] = curve(graph, rng)
-    return memo[key, state]
+    return memo(graph, (key, stream_key(rng)), lambda: curve(graph, rng))
 
 
 def _csr(graph: Graph):

@@ -60,12 +60,11 @@ References
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 from numba import njit
 
 from metrics._checks import same_type
+from metrics._memo import memo, stream_key
 from privpub.dk import dk2_euclidean, joint_degree, node_counts
 from privpub.errors import PrivpubError
 from privpub.registry import register_metric
@@ -101,26 +100,11 @@ EXACT_MAX_NODES = 3000
 #: Sources of the sampled BFS above that size.
 APL_SOURCES = 1000
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _cached(obj, key, compute):
-    """Per-object memo (graphs and series are immutable): the truth of a run is scored
-    once, and several metrics share one BFS."""
-    try:
-        store = _CACHE.setdefault(obj, {})
-    except TypeError:  # not weak-referenceable: no caching
-        return compute()
-    if key not in store:
-        store[key] = compute()
-    return store[key]
-
-
 def _as_joint_degree(x, role: str) -> JointDegree:
     if isinstance(x, JointDegree):
         return x
     if isinstance(x, Graph):
-        return _cached(x, "dk2", lambda: joint_degree(x))
+        return memo(x, "dk2", lambda: joint_degree(x))
     raise PrivpubError(f"{role} must be a JointDegree or a Graph, got {type(x).__name__}")
 
 
@@ -211,8 +195,8 @@ def degree_cdf_deviation(truth, release) -> float:
     truth, release = _graphs(truth, release, "degree_cdf_deviation")
     if not np.any(release.degrees() > 0):
         return 1.0  # an edgeless release has no degree distribution: the worst score
-    ft = _cached(truth, "cdf", lambda: _degree_cdf(truth))
-    fr = _cached(release, "cdf", lambda: _degree_cdf(release))
+    ft = memo(truth, "cdf", lambda: _degree_cdf(truth))
+    fr = memo(release, "cdf", lambda: _degree_cdf(release))
     n = max(ft.size, fr.size)
     ft = np.concatenate([ft, np.ones(n - ft.size)])
     fr = np.concatenate([fr, np.ones(n - fr.size)])
@@ -242,7 +226,7 @@ def degree_assortativity(graph: Graph) -> float:
 def assortativity(truth, release) -> float:
     """Degree assortativity of the release (sala2011 Fig 6)."""
     release = _graphs(truth, release, "assortativity")[1]
-    return _cached(release, "assortativity", lambda: degree_assortativity(release))
+    return memo(release, "assortativity", lambda: degree_assortativity(release))
 
 
 @register_metric("assortativity_error", kinds=Kind.GRAPH, higher_is_better=False,
@@ -250,8 +234,8 @@ def assortativity(truth, release) -> float:
 def assortativity_error(truth, release) -> float:
     """``|r(release) - r(truth)|`` (sala2011 Sec 5.1: "an error less than 0.05")."""
     truth, release = _graphs(truth, release, "assortativity_error")
-    rt = _cached(truth, "assortativity", lambda: degree_assortativity(truth))
-    rr = _cached(release, "assortativity", lambda: degree_assortativity(release))
+    rt = memo(truth, "assortativity", lambda: degree_assortativity(truth))
+    rr = memo(release, "assortativity", lambda: degree_assortativity(release))
     return float(abs(rr - rt))
 
 
@@ -352,9 +336,9 @@ def _paths(graph: Graph, rng, *, truth: bool) -> dict:
     ``average_path_length``'s random stream (``register_metric(stream=...)``), so the memo
     holds what any of them would compute alone, whichever runs first."""
     if truth:
-        return _cached(graph, "paths_truth", lambda: path_statistics(
+        return memo(graph, "paths_truth", lambda: path_statistics(
             graph, rng=np.random.default_rng(0), n_sources=4 * APL_SOURCES))
-    return _cached(graph, "paths", lambda: path_statistics(graph, rng=rng))
+    return memo(graph, ("paths", stream_key(rng)), lambda: path_statistics(graph, rng=rng))
 
 
 @register_metric("average_path_length", kinds=Kind.GRAPH, higher_is_better=False,

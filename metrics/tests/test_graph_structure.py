@@ -135,3 +135,16 @@ def test_path_metrics_agree_whichever_runs_first():
                 for n in order}
 
     assert scores(names) == scores(names[::-1])
+
+
+def test_one_graph_scored_in_two_repetitions_gets_each_its_own_sample():
+    """The original graph is one object across a worker's tasks: repetition 1 must not read
+    repetition 0's sampled BFS (it did, so the Original's APL depended on scheduling)."""
+    from metrics.graph_structure import average_path_length
+
+    truth = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(0))
+    shared = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(1))
+    fresh = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(1))
+    average_path_length(truth, shared, np.random.default_rng(5))  # "repetition 0"
+    assert average_path_length(truth, shared, np.random.default_rng(6)) == \
+        average_path_length(truth, fresh, np.random.default_rng(6))
