@@ -54,7 +54,6 @@ References
 from __future__ import annotations
 
 import heapq
-import weakref
 
 import numpy as np
 from numba import njit
@@ -102,7 +101,6 @@ MC_RUNS = 500
 #: Propagation probability of IC and of Degree Discount (Chen et al. 2009).
 IC_PROBABILITY = 0.01
 
-_TRUTH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _release(truth, release, metric) -> Graph:
@@ -201,10 +199,8 @@ def _curves(truth, release, rng, metric: str, key: str, curve):
     """``curve(graph, rng)`` of the truth and of the release. The truth's is computed once
     per process, with a fixed seed (0); the release's once per release and stream."""
     same_type(truth, release, (Graph,), metric)
-    store = _TRUTH.setdefault(truth, {})
-    if key not in store:
-        store[key] = curve(truth, np.random.default_rng(0))
-    return store[key], _release_curve(release, key, _rng(rng), curve)
+    truth_curve = memo(truth, ("truth", key), lambda: curve(truth, np.random.default_rng(0)))
+    return truth_curve, _release_curve(release, key, _rng(rng), curve)
 
 
 def _max_relative_gap(ours: np.ndarray, truth: np.ndarray) -> float:

@@ -100,6 +100,7 @@ EXACT_MAX_NODES = 3000
 #: Sources of the sampled BFS above that size.
 APL_SOURCES = 1000
 
+
 def _as_joint_degree(x, role: str) -> JointDegree:
     if isinstance(x, JointDegree):
         return x
