@@ -557,10 +557,8 @@ def pygmalion(
     rng = check_rng(rng)
     if method not in METHODS:
         raise PrivpubError(f"method must be one of {METHODS}, got {method!r}")
-    if generator not in GENERATORS:
-        raise PrivpubError(f"generator must be one of {GENERATORS}, got {generator!r}")
     _order(order)
-    max_edges = check_positive_int(max_edges, "max_edges")
+    max_edges = _check_generation(generator, max_edges)
     if method == "ldrc":
         noisy = ldrc(graph, epsilon=epsilon, partition_width=partition_width, order=order,
                      rng=rng, ledger=ledger)
@@ -595,13 +593,18 @@ def pygmalion_true_count_order(
 ) -> Release:
     """A Pygmalion graph from :func:`ldrc_true_count_order`: **not** private (the trap of
     public reimplementations; privacy ``none``). Parameters as :func:`pygmalion`."""
-    if generator not in GENERATORS:
-        raise PrivpubError(f"generator must be one of {GENERATORS}, got {generator!r}")
-    max_edges = check_positive_int(max_edges, "max_edges")
+    max_edges = _check_generation(generator, max_edges)
     noisy = ldrc_true_count_order(graph, epsilon=epsilon, partition_width=partition_width,
                                   rng=rng)
     return synthesize(noisy, rng=rng, generator=generator, name=f"pygmalion({graph.name})",
                       max_edges=max_edges)
+
+
+def _check_generation(generator: str, max_edges) -> int:
+    """The graph step's options, checked before any budget is spent; returns ``max_edges``."""
+    if generator not in GENERATORS:
+        raise PrivpubError(f"generator must be one of {GENERATORS}, got {generator!r}")
+    return check_positive_int(max_edges, "max_edges")
 
 
 def synthesize(jd: JointDegree, *, rng: np.random.Generator, generator: str = "auto",

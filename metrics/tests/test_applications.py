@@ -134,26 +134,3 @@ def test_a_deviation_compares_the_curve_its_metric_stores_and_computes_it_once(
     # another stream is another curve
     other = curve_metric.func(truth, release, rng=rng(8))
     assert sum(g is release for g in calls) == 2 and other != stored
-
-
-@pytest.mark.parametrize("model", ["ic", "wc", "lt"])
-def test_cascades_agree_with_cynetdiff(model):
-    """cynetdiff (a Cython diffusion library) on the same CSR arrays: LT draws its thresholds
-    from the same PCG64 stream in the same order, so the spreads are equal; IC and WC draw
-    per edge in another order, so they agree within the Monte Carlo error."""
-    pytest.importorskip("cynetdiff")
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_sala2011.py"
-    spec = importlib.util.spec_from_file_location("bench_sala2011", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    g = Graph.from_networkx(nx.barabasi_albert_graph(600, 3, seed=2))
-    seeds = degree_discount_seeds(g, 10)
-    ours = spread(g, seeds, model=model, rng=rng(0), runs=2000)
-    theirs, se = bench._cynetdiff_spread(g, seeds, model, 2000)
-    if model == "lt":
-        assert ours == pytest.approx(theirs, abs=1e-9)
-    else:
-        assert abs(ours - theirs) < 4 * se * np.sqrt(2)
