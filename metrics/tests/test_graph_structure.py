@@ -12,9 +12,11 @@ from metrics.graph_structure import (
     average_path_length,
     average_path_length_error,
     average_path_length_se,
+    bfs_statistics,
     degree_assortativity,
     degree_cdf_deviation,
     diameter,
+    distance_statistics,
     dk2_distance,
     dk2_edges,
     dk2_max_degree,
@@ -89,6 +91,25 @@ def test_exact_paths_match_networkx():
         sub = g.to_networkx().subgraph(lcc)
         assert diameter(g, g, rng) == nx.diameter(sub)
         assert radius(g, g, rng) == nx.radius(sub)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_multi_source_bfs_equals_one_bfs_per_source(seed):
+    """64 sources per traversal give each source's own sums, reach and eccentricity: more
+    and fewer than 64 sources, repeated sources, isolated nodes, several components."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    g = random_graph(n, int(rng.integers(0, 3 * n)), seed)
+    sources = rng.integers(0, n, size=int(rng.integers(1, 200)))
+    sources[: min(3, sources.size)] = sources[0]
+    multi = distance_statistics(g, sources)
+    single = bfs_statistics(g, sources)[:3]
+    for got, want in zip(multi, single, strict=True):
+        np.testing.assert_array_equal(got, want)
+    if n > 63:  # every bit position of a batch's word, including the top one
+        every = distance_statistics(g, np.arange(n))
+        for got, want in zip(every, bfs_statistics(g, np.arange(n))[:3], strict=True):
+            np.testing.assert_array_equal(got, want)
 
 
 def test_sampled_apl_is_within_its_error():
