@@ -247,3 +247,126 @@ def test_stub_matching_is_exact_on_small_dense_classes():
     for seed in range(30):
         _, report = generate_graph(jd, rng=np.random.default_rng(seed), generator="stub_matching")
         assert report.dropped == 0
+
+
+# --------------------------------------------------------------------------- networkx port
+# generate_graph(generator="networkx") runs privpub.dk._joint_degree_graph, a compiled port
+# of networkx.joint_degree_graph that must give networkx's graph for the same seed: the same
+# node count and the same edges in the same order as list(G.edges()). Real networkx (and
+# CPython's random and set) is the reference here.
+def _nx_edge_list(g) -> np.ndarray:
+    return np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2)
+
+
+def _nx_dict_of(g) -> dict:
+    return to_networkx_dict(joint_degree(Graph.from_networkx(g)))
+
+
+def _assert_port_matches_networkx(d: dict, seed: int) -> int:
+    """The port's edge list equals networkx's, edge for edge; returns its switch count."""
+    from privpub.dk import _joint_degree_graph
+
+    ref = nx.joint_degree_graph(d, seed=seed)
+    edges, n_nodes, switches = _joint_degree_graph(d, seed)
+    assert n_nodes == ref.number_of_nodes()
+    assert edges.dtype == np.int64 and edges.shape == (ref.number_of_edges(), 2)
+    assert np.array_equal(edges, _nx_edge_list(ref)), f"edge lists differ (seed {seed})"
+    return switches
+
+
+def test_networkx_port_mersenne_twister_matches_python_random():
+    import random
+
+    from privpub.dk import _mt_next, _mt_state, _randbelow
+
+    for seed in (0, 1, 7, 12345, 2**31 - 2, 2**40 + 3):
+        st, ref = _mt_state(seed), random.Random(seed)
+        # 2000 words: the first draw twists, and three more twists follow
+        assert [_mt_next(st) for _ in range(2000)] == [ref.getrandbits(32) for _ in range(2000)]
+        ns = (1, 2, 3, 5, 8, 100, 1000, 65537, 2**31 - 1, 2**32 - 1)
+        got = [_randbelow(st, n) for _ in range(150) for n in ns]
+        assert got == [ref.randrange(n) for _ in range(150) for n in ns]
+
+
+def test_networkx_port_set_order_matches_cpython():
+    from privpub.dk import _pyset_order
+
+    rng = np.random.default_rng(11)
+    sizes = list(range(1, 260)) + [1000, 4099, 50000, 65536, 100_000, 200_000]
+    cases = 0
+    for size in sizes:
+        for density in (1.0, 0.8, 0.3, 0.02):
+            if size > 5000 and density < 1.0 and rng.random() < 0.5:
+                continue
+            offset = int(rng.integers(0, 3_000_000))  # not aligned to any table size
+            keep = rng.random(size) < density
+            # the pattern of networkx: a comprehension over a range with holes (ascending)
+            ref = {v for v in range(offset, offset + size) if keep[v - offset]}
+            elems = np.arange(offset, offset + size)[keep]
+            shuffled = rng.permutation(elems)
+            ref_shuffled = {int(v) for v in shuffled}  # any insertion order
+            for built, order in ((elems, list(ref)), (shuffled, list(ref_shuffled))):
+                out = np.empty(built.size, np.int64)
+                tabs = np.empty((2, 8 * built.size + 8), np.int64)
+                assert _pyset_order(built, out, tabs) == built.size
+                assert out.tolist() == order, (size, density, offset)
+                cases += 1
+    assert cases > 2000
+
+
+def test_networkx_port_on_the_networkx_docstring_example():
+    d = {1: {4: 1}, 2: {2: 2, 3: 2, 4: 2}, 3: {2: 2, 4: 1}, 4: {1: 1, 2: 2, 3: 1}}
+    for seed in range(40):
+        _assert_port_matches_networkx(d, seed)
+
+
+def test_networkx_port_equals_networkx_on_many_jdms():
+    switches, diagonal, differ = 0, 0, 0
+    for i in range(12):
+        graphs = [
+            nx.gnm_random_graph(60, 400, seed=i),  # dense classes: many neighbour switches
+            nx.gnm_random_graph(25, 200, seed=i),  # near-complete, diagonal cells
+            nx.powerlaw_cluster_graph(200, 3, 0.5, seed=i),
+            nx.barabasi_albert_graph(300, 2 + i % 4, seed=i),
+        ]
+        for g in graphs:
+            d = _nx_dict_of(g)
+            diagonal += any(k in row for k, row in d.items())
+            for seed in (i, 1000 + i, 2**31 - 2 - i):
+                switches += _assert_port_matches_networkx(d, seed)
+            # the comparison is not vacuous: another seed gives another edge list
+            a = _nx_edge_list(nx.joint_degree_graph(d, seed=i))
+            b = _nx_edge_list(nx.joint_degree_graph(d, seed=i + 1))
+            differ += not np.array_equal(a, b)
+    # repaired noisy series, as the dK-2 mechanisms generate them
+    rng = np.random.default_rng(3)
+    for name in ("karate", "les_miserables"):
+        jd = joint_degree(load_dataset(name))
+        for _ in range(4):
+            noisy = JointDegree(jd.low, jd.high, jd.counts + rng.laplace(0, 2, jd.size))
+            target, _ = repair_joint_degree(noisy)
+            for seed in range(3):
+                switches += _assert_port_matches_networkx(to_networkx_dict(target), seed)
+    assert switches > 10_000 and diagonal >= 40 and differ >= 40
+
+
+def test_networkx_port_on_a_large_jdm():
+    g = nx.barabasi_albert_graph(25_000, 4, seed=5)  # ~100k edges, one hub class per degree
+    assert g.number_of_edges() > 99_000
+    assert _assert_port_matches_networkx(_nx_dict_of(g), 2024) > 0
+
+
+@pytest.mark.parametrize("name", ["karate", "les_miserables", "chung_lu"])
+def test_generate_graph_networkx_path_is_the_old_networkx_call(name):
+    options = {"n": 2000} if name == "chung_lu" else {}
+    jd = joint_degree(load_dataset(name, rng=np.random.default_rng(1), **options))
+    for s in range(3):
+        h, report = generate_graph(jd, rng=np.random.default_rng(s), generator="networkx")
+        # what generate_graph did when it called networkx itself
+        rng = np.random.default_rng(s)
+        ref = nx.joint_degree_graph(to_networkx_dict(jd), seed=int(rng.integers(2**31 - 1)))
+        perm = rng.permutation(ref.number_of_nodes())
+        expected = Graph.from_edges(perm[_nx_edge_list(ref)], ref.number_of_nodes())
+        assert h.n_nodes == expected.n_nodes
+        assert np.array_equal(h.edges(), expected.edges())
+        assert report.generator == "networkx" and report.dropped == 0 and report.swaps == 0
