@@ -55,6 +55,13 @@ Continuous attributes (Sec 5.2: "We discretize the continuous attributes") are c
 categorical attributes use their schema domain, every value a child (empty ones too, so the
 tree's shape does not reveal which values occur).
 
+Implementation: the split choice of a node (utilities, dampened utilities or penalties of
+all candidate attributes, from one pass over its records) runs compiled and gives the same
+bits as the numpy formulas of this module and :func:`privpub.dampening.dampen` (the same
+logarithms from tables, the same summation orders), so a seed gives the same tree as the
+plain implementation the tests keep as a reference. The cross-validation of Fig. 6 refits
+on folds cut from one encoding of the table (:meth:`PrivateDecisionTree.encode_table`).
+
 References
 ----------
 .. [FS10] A. Friedman, A. Schuster. Data mining with differential privacy. KDD 2010.
@@ -68,10 +75,17 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from numba import njit
 from scipy.special import digamma, xlogy
 
-from privpub.dampening import dampen, local_dampening, shifted_local_dampening
+from privpub.dampening import (
+    DAMPEN_FIRST_BLOCK,
+    DEFAULT_MAX_STEPS,
+    MAX_BLOCK,
+    local_dampening,
+    shifted_local_dampening,
+)
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import exponential_mechanism, laplace_mechanism
@@ -82,6 +96,7 @@ from privpub.validation import check_depth, check_epsilon, check_positive_int, c
 __all__ = [
     "CRITERIA",
     "VARIANTS",
+    "EncodedTable",
     "PrivateDecisionTree",
     "TableEncoder",
     "diffpid3",
@@ -141,54 +156,150 @@ def f_add(x) -> np.ndarray:
 
 
 def _pairs(counts):
+    """The pairs ``(a, b) = (tau_j, tau_jc)`` of Lemma 5.6, value-major, as integers."""
     c = _counts(counts)
     a = np.repeat(c.sum(axis=1), c.shape[1])
     b = c.ravel()
-    return a, b
+    return a.astype(np.int64), b.astype(np.int64)
 
 
-def _ig_pair_terms(a, b, t):
-    """Max over the candidates of h for each (t, pair): a, b of shape (P,), t of shape (T,)."""
-    a = np.asarray(a, dtype=np.int64)[None, :]
-    b = np.asarray(b, dtype=np.int64)[None, :]
-    t = np.asarray(t, dtype=np.int64)[:, None]
-    table = _xlogx_table(int(a.max(initial=0)) + int(t.max(initial=0)) + 3)
-
-    def f(x):  # f on integers via k log2 k differences (0 for x <= 0)
-        x = np.maximum(x, 0)
-        return np.where(x > 0, table[x + 1] - table[x], 0.0)
-
-    m = np.minimum(t, b)
-    best = np.maximum(f(a + t) - f(b), f(a + t - 2 * m) - f(b - m))
-    has = b >= 1
-    mm = np.minimum(t, b - 1)
-    rem = np.maximum(f(a - 1 + t) - f(b - 1), f(a - 1 + t - 2 * mm) - f(b - 1 - mm))
-    return np.where(has, np.maximum(best, rem), best)
+# ---------------------------------------------------------------- exact compiled kernels
+# The split choice of every node evaluates the utilities, the dampened utilities (local) or
+# the penalties (shifted) of all candidate attributes. The kernels below do it compiled on
+# integer counts and give the *same bits* as the numpy formulas above and
+# :func:`privpub.dampening.dampen`: every logarithm is read from tables filled by the same
+# scipy/numpy ufuncs, and every floating-point sum is done in the same order (numpy's
+# pairwise summation for ``np.sum``, dampen's blocks for ``b(i)``). The tests compare them
+# with those formulas (kept as the reference) for equality, not closeness.
+_XLOGY = np.zeros(2)  # xlogy(k, k) = k ln k for k = 0, 1, ... (grown on demand)
+_XLOGX = np.zeros(2)  # k log2 k
+_FADD = np.zeros(2)  # f_add(k)
 
 
-def ig_element_sensitivity(counts, t) -> np.ndarray:
-    """``LS^IG(T, t, A)`` (Lemma 5.6) for the contingency counts of attribute ``A``, at every
-    distance in ``t`` (an int array): the max over values, classes and the candidates of
-    Algorithm 3 of ``h(a, b) = max(f(a) - f(b), g(b) - g(a))`` (see the module docstring)."""
-    a, b = _pairs(counts)
-    t = np.atleast_1d(np.asarray(t, dtype=np.int64))
-    return _ig_pair_terms(a, b, t).max(axis=1)
+def _tables(size: int = 0):
+    """``(k ln k, k log2 k, f_add(k))`` for ``k = 0, 1, ...`` (at least ``size`` entries).
+
+    Each entry is what ``xlogy(k, k)``, ``xlogy(k, k) / ln 2`` and :func:`f_add` give on the
+    float ``k`` alone (elementwise ufuncs), so a lookup replaces that call exactly.
+    """
+    global _XLOGY, _XLOGX, _FADD
+    if _XLOGY.size < size:
+        k = np.arange(max(size, 2 * _XLOGY.size), dtype=np.float64)
+        xl = xlogy(k, k)
+        _XLOGY, _XLOGX, _FADD = xl, xl / _LN2, f_add(k)
+    return _XLOGY, _XLOGX, _FADD
 
 
-def _phi(k) -> np.ndarray:
-    k = np.maximum(np.asarray(k, dtype=np.float64), 0.0)
-    return xlogy(k, k) / _LN2  # sum_{x < k} f(x) = k log2 k (telescoping)
+@njit(cache=True, nogil=True)
+def _pairwise_block(x, lo, n):  # pragma: no cover - compiled
+    """numpy's pairwise sum of ``n <= 128`` values: eight running sums, then the rest."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += x[lo + i]
+        return res
+    r0, r1, r2, r3 = x[lo], x[lo + 1], x[lo + 2], x[lo + 3]
+    r4, r5, r6, r7 = x[lo + 4], x[lo + 5], x[lo + 6], x[lo + 7]
+    i = 8
+    stop = n - n % 8
+    while i < stop:
+        r0 += x[lo + i]
+        r1 += x[lo + i + 1]
+        r2 += x[lo + i + 2]
+        r3 += x[lo + i + 3]
+        r4 += x[lo + i + 4]
+        r5 += x[lo + i + 5]
+        r6 += x[lo + i + 6]
+        r7 += x[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += x[lo + i]
+        i += 1
+    return res
 
 
-_XLOGX = np.zeros(2)  # k log2 k for k = 0, 1, ... (grown on demand)
+@njit(cache=True, nogil=True)
+def _pairwise_sum(x, lo, n):  # pragma: no cover - compiled
+    """``np.sum(x[lo:lo + n])`` for float64, in numpy's order (pairwise summation: blocks of
+    at most 128 values, and beyond ``sum(first n2) + sum(rest)`` with ``n2`` half of ``n``
+    rounded down to a multiple of 8). Iterative: numba's cache breaks recursive functions."""
+    if n <= 128:
+        return _pairwise_block(x, lo, n)
+    seg_lo = np.empty(64, dtype=np.int64)
+    seg_n = np.empty(64, dtype=np.int64)
+    state = np.zeros(64, dtype=np.int64)  # 0: start, 1: left half summed, 2: both
+    left = np.empty(64)
+    top, ret = 0, 0.0
+    seg_lo[0], seg_n[0] = lo, n
+    while True:
+        m = seg_n[top]
+        n2 = m // 2
+        n2 -= n2 % 8
+        if state[top] == 0 and m <= 128:
+            ret = _pairwise_block(x, seg_lo[top], m)
+            top -= 1
+        elif state[top] == 0:
+            state[top] = 1
+            seg_lo[top + 1], seg_n[top + 1], state[top + 1] = seg_lo[top], n2, 0
+            top += 1
+            continue
+        elif state[top] == 1:
+            left[top] = ret
+            state[top] = 2
+            seg_lo[top + 1], seg_n[top + 1], state[top + 1] = seg_lo[top] + n2, m - n2, 0
+            top += 1
+            continue
+        else:
+            ret = left[top] + ret
+            top -= 1
+        if top < 0:
+            return ret
 
 
-def _xlogx_table(size: int) -> np.ndarray:
-    global _XLOGX
-    if _XLOGX.size < size:
-        k = np.arange(max(size, 2 * _XLOGX.size), dtype=np.float64)
-        _XLOGX = xlogy(k, k) / _LN2
-    return _XLOGX
+@njit(cache=True, nogil=True)
+def _cell_counts(keys, rows, attrs, n_cells):  # pragma: no cover - compiled
+    """``counts[key]`` over the given rows and attributes (``keys``: one cell per record and
+    attribute, see :class:`_Builder`): every candidate's contingency table at once."""
+    counts = np.zeros(n_cells, dtype=np.int64)
+    for r in rows:
+        for a in attrs:
+            counts[keys[r, a]] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
+def _utilities(counts, tj, lo, vlo, size, n_classes, gini, xlogy_k):  # pragma: no cover
+    """:func:`information_gain` or :func:`gini_utility` of every candidate ``k``, whose
+    contingency table is ``counts[lo[k]:lo[k] + size[k] * C]`` (value-major) with the value
+    totals ``tj[vlo[k]:vlo[k] + size[k]]``."""
+    n = lo.size
+    u = np.empty(n)
+    buf = np.empty(0)
+    for k in range(n):
+        s = size[k]
+        if buf.size < s * n_classes:
+            buf = np.empty(s * n_classes)
+        if gini:
+            m = 0
+            for j in range(s):
+                t = float(tj[vlo[k] + j])
+                if t > 0:
+                    q = 0.0
+                    for c in range(n_classes):
+                        v = float(counts[lo[k] + j * n_classes + c])
+                        q += v * v
+                    buf[m] = q / t - t
+                    m += 1
+            u[k] = _pairwise_sum(buf, 0, m)
+        else:
+            for i in range(s * n_classes):
+                buf[i] = xlogy_k[counts[lo[k] + i]]
+            cells = _pairwise_sum(buf, 0, s * n_classes)
+            for j in range(s):
+                buf[j] = xlogy_k[tj[vlo[k] + j]]
+            u[k] = (cells - _pairwise_sum(buf, 0, s)) / _LN2
+    return u
 
 
 @njit(cache=True, nogil=True)
@@ -200,78 +311,274 @@ def _f_int(x, table):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _ig_delta(a, b, lo, hi, t, table):  # pragma: no cover - compiled
+    """``LS^IG(T, t, A)`` over the pairs ``a[lo:hi], b[lo:hi]`` (see
+    :func:`ig_element_sensitivity`); ``table`` is ``k log2 k`` up to ``max a + t + 1``."""
+    best = 0.0
+    for p in range(lo, hi):
+        ap = a[p]
+        bp = b[p]
+        m = min(t, bp)
+        v = max(_f_int(ap + t, table) - _f_int(bp, table),
+                _f_int(ap + t - 2 * m, table) - _f_int(bp - m, table))
+        if bp >= 1:
+            mm = min(t, bp - 1)
+            v = max(v, _f_int(ap - 1 + t, table) - _f_int(bp - 1, table))
+            v = max(v, _f_int(ap - 1 + t - 2 * mm, table) - _f_int(bp - 1 - mm, table))
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _ig_deltas(a, b, ts, table):  # pragma: no cover - compiled
+    out = np.empty(ts.size)
+    for i in range(ts.size):
+        out[i] = _ig_delta(a, b, 0, a.size, ts[i], table)
+    return out
+
+
+def ig_element_sensitivity(counts, t) -> np.ndarray:
+    """``LS^IG(T, t, A)`` (Lemma 5.6) for the contingency counts of attribute ``A``, at every
+    distance in ``t`` (an int array): the max over values, classes and the candidates of
+    Algorithm 3 of ``h(a, b) = max(f(a) - f(b), g(b) - g(a))`` (see the module docstring)."""
+    a, b = _pairs(counts)
+    t = np.atleast_1d(np.asarray(t, dtype=np.int64))
+    _, table, _ = _tables(int(a.max(initial=0)) + int(t.max(initial=0)) + 3)
+    return _ig_deltas(a, b, t, table)
+
+
+@njit(cache=True, nogil=True)
+def _distinct_pairs(a, b, lo, hi):  # pragma: no cover - compiled
+    """The distinct pairs among ``a, b[lo:hi]``, in order of first appearance: every maximum
+    over the pairs (:func:`_ig_delta`) is the same over them, and empty values repeat."""
+    ua = np.empty(hi - lo, dtype=np.int64)
+    ub = np.empty(hi - lo, dtype=np.int64)
+    q = 0
+    for p in range(lo, hi):
+        seen = False
+        for r in range(q):
+            if ua[r] == a[p] and ub[r] == b[p]:
+                seen = True
+                break
+        if not seen:
+            ua[q] = a[p]
+            ub[q] = b[p]
+            q += 1
+    return ua[:q], ub[:q]
+
+
+@njit(cache=True, nogil=True)
+def _dampened(u, gini, a, b, lo, hi, m, bound, table, first, cap,
+              max_steps):  # pragma: no cover - compiled
+    """:func:`privpub.dampening.dampen` of ``u`` with the bounded ``min(delta, bound)``, for
+    every candidate ``k``: IG's element local sensitivity over the pairs ``a, b[lo[k]:hi[k]]``
+    or Gini's ``2 (m_k + t) / (m_k + t + 1)``.
+
+    The same arithmetic as dampen, walking its blocks of distances (``first``, doubling up
+    to ``cap``): ``b(t + 1)`` = the sum before the block + the running sum in it. Returns
+    ``(out, need)``: ``need > 0`` asks for a larger ``table``; NaN marks a candidate that did
+    not finish within ``max_steps`` distances.
+    """
+    n = u.size
+    out = np.full(n, np.nan)
+    for k in range(n):
+        ua, ub = _distinct_pairs(a, b, lo[k], lo[k] if gini else hi[k])  # IG's pairs
+        amax = ua.max() if ua.size else 0
+        mag = abs(u[k])
+        neg = u[k] < 0
+        b_prev = 0.0
+        t0 = 0
+        size = first
+        while t0 < max_steps:
+            end = min(t0 + size, max_steps)
+            if not gini and amax + end + 1 >= table.size:
+                return out, amax + end + 2
+            s = 0.0
+            prev = b_prev
+            d = 0.0
+            done = False
+            for t in range(t0, end):
+                if gini:
+                    tf = float(t)
+                    d = 2.0 * (m[k] + tf) / (m[k] + tf + 1.0)
+                else:
+                    d = _ig_delta(ua, ub, 0, ua.size, t, table)
+                if d > bound:
+                    d = bound
+                s += d
+                bs = b_prev + s
+                if (bs >= mag) if neg else (bs > mag):
+                    width = bs - prev
+                    frac = (mag - prev) / width if width > 0 else 0.0
+                    out[k] = t + frac
+                    done = True
+                    break
+                prev = bs
+            if not done and d >= bound:  # continues linearly with slope 1 / bound
+                out[k] = end + (mag - prev) / bound
+                done = True
+            if done:
+                if neg:
+                    out[k] = -out[k]
+                break
+            b_prev = prev
+            t0 = end
+            size = min(size * 2, cap)
+    return out, 0
+
+
+def _dampened_scores(u, gini, a, b, lo, hi, m, bound):
+    """The dampened utilities (Definition 3.6) of the split candidates, exactly as
+    ``dampen(u, delta, global_sensitivity=bound)`` computes them (see :func:`_dampened`)."""
+    while True:
+        _, table, _ = _tables()
+        out, need = _dampened(u, gini, a, b, lo, hi, m, bound, table, DAMPEN_FIRST_BLOCK,
+                              MAX_BLOCK, DEFAULT_MAX_STEPS)
+        if not need:
+            break
+        _tables(need)
+    if np.isnan(out).any():
+        raise PrivpubError(f"dampening did not reach |u| within {DEFAULT_MAX_STEPS} distances")
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _ig_penalty_prefix(a, b, bound, t_stop, table):  # pragma: no cover - compiled
     """sum_{t < t_stop} (bound - min(delta(t), bound)) for integer counts a, b; returns
     (sum, t at which delta reached the bound or -1)."""
     pen = 0.0
     for t in range(t_stop):
-        best = 0.0
-        for p in range(a.size):
-            ap = a[p]
-            bp = b[p]
-            m = min(t, bp)
-            v = max(_f_int(ap + t, table) - _f_int(bp, table),
-                    _f_int(ap + t - 2 * m, table) - _f_int(bp - m, table))
-            if bp >= 1:
-                mm = min(t, bp - 1)
-                v = max(v, _f_int(ap - 1 + t, table) - _f_int(bp - 1, table))
-                v = max(v, _f_int(ap - 1 + t - 2 * mm, table) - _f_int(bp - 1 - mm, table))
-            if v > best:
-                best = v
+        best = _ig_delta(a, b, 0, a.size, t, table)
         if best >= bound:
             return pen, t
         pen += bound - best
     return pen, -1
 
 
+@njit(cache=True, nogil=True)
+def _ig_tail_ready(a, b, t, alpha, bound, fadd):  # pragma: no cover - compiled
+    """True when from ``t`` on the maximum of :func:`ig_penalty` is ``f(t + alpha)``: the
+    ``i = 0`` terms no longer exceed it (concavity keeps them below)."""
+    tail = fadd[max(t + alpha, 0)]
+    if tail >= bound:
+        return True
+    for p in range(a.size):
+        if fadd[t + a[p]] - fadd[b[p]] > tail:
+            return False
+        if b[p] >= 1 and fadd[t + a[p] - 1] - fadd[b[p] - 1] > tail:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _ig_tail_sum(t, alpha, bound, xlogx, fadd):  # pragma: no cover - compiled
+    """``sum_{s >= t} (bound - min(f(s + alpha), bound))`` in closed form (``sum f(k) =
+    k log2 k`` telescopes), up to the first ``k = s + alpha`` with ``f(k) >= bound``.
+    Returns ``(sum, need)``, ``need > 0`` asking for larger tables."""
+    hi = max(float(t + alpha), 1.0)
+    while True:
+        if int(hi) >= fadd.size:
+            return 0.0, 2 * int(hi) + 2
+        if fadd[int(hi)] >= bound:
+            break
+        hi *= 2
+    lo_i, hi_i = max(t + alpha, 0), int(hi)
+    while lo_i < hi_i:
+        mid = (lo_i + hi_i) // 2
+        if fadd[mid] >= bound:
+            hi_i = mid
+        else:
+            lo_i = mid + 1
+    t_end = max(hi_i - alpha, t)
+    k_end, k_start = max(t_end + alpha, 0), max(t + alpha, 0)
+    if k_end >= xlogx.size:
+        return 0.0, k_end + 1
+    return (t_end - t) * bound - (xlogx[k_end] - xlogx[k_start]), 0
+
+
+@njit(cache=True, nogil=True)
+def _ig_penalties(a, b, lo, hi, bound, xlogx, fadd):  # pragma: no cover - compiled
+    """:func:`ig_penalty` of every candidate ``k`` (pairs ``a, b[lo[k]:hi[k]]``). Returns
+    ``(pen, t_more, need)``: ``t_more[k] >= 0`` when candidate ``k`` needs more distances
+    evaluated from ``t_more[k]`` on (done in Python), ``need > 0`` asks for larger tables."""
+    n = lo.size
+    pen = np.zeros(n)
+    t_more = np.full(n, -1, dtype=np.int64)
+    for k in range(n):
+        ak, bk = _distinct_pairs(a, b, lo[k], hi[k])
+        alpha = ak[0] if bk[0] == 0 else ak[0] - 2 * bk[0] + 1
+        for p in range(ak.size):
+            alpha = max(alpha, ak[p] if bk[p] == 0 else ak[p] - 2 * bk[p] + 1)
+        t = bk.max()
+        amax = ak.max()
+        if amax + t + 3 > xlogx.size or amax + t + 1 >= fadd.size:
+            return pen, t_more, amax + t + 3
+        p, hit = _ig_penalty_prefix(ak, bk, bound, t, xlogx)
+        pen[k] = p
+        if hit >= 0:
+            continue
+        if not _ig_tail_ready(ak, bk, t, alpha, bound, fadd):
+            t_more[k] = t
+            continue
+        tail, need = _ig_tail_sum(t, alpha, bound, xlogx, fadd)
+        if need:
+            return pen, t_more, need
+        pen[k] += tail
+    return pen, t_more, 0
+
+
+def _ig_penalty_scores(a, b, lo, hi, bound) -> np.ndarray:
+    """:func:`ig_penalty` of the candidates with pairs ``a, b[lo[k]:hi[k]]`` (integers)."""
+    while True:
+        _, xlogx, fadd = _tables()
+        pen, t_more, need = _ig_penalties(a, b, lo, hi, bound, xlogx, fadd)
+        if not need:
+            break
+        _tables(need)
+    for k in np.flatnonzero(t_more >= 0):
+        pen[k] = _ig_penalty_continue(a[lo[k]:hi[k]], b[lo[k]:hi[k]], bound, int(t_more[k]),
+                                      float(pen[k]))
+    return pen
+
+
+def _ig_penalty_continue(a, b, bound, t, pen) -> float:
+    """:func:`ig_penalty` from distance ``t`` on, ``pen`` being the sum before ``t``, when an
+    ``i = 0`` term can still exceed the tail form there (not met in practice): 64 more
+    distances at a time until the tail form holds."""
+    alpha = int(np.max(np.where(b == 0, a, a - 2 * b + 1)))
+    while True:
+        more, hit = _ig_penalty_prefix_from(a, b, bound, t, 64)
+        pen += more
+        if hit >= 0:
+            return pen
+        t += 64
+        _, xlogx, fadd = _tables(t + int(a.max()) + 3)
+        if _ig_tail_ready(a, b, t, alpha, bound, fadd):
+            break
+    while True:
+        tail, need = _ig_tail_sum(t, alpha, bound, xlogx, fadd)
+        if not need:
+            return pen + tail
+        _, xlogx, fadd = _tables(need)
+
+
 def ig_penalty(counts, global_sensitivity: float) -> float:
     """``sum_{t >= 0} (Delta - min(LS^IG(T, t, A), Delta))``, exactly.
 
     Up to ``t0 = max tau_jc`` (and while a non-tail term still matters) every distance is
-    evaluated (compiled); beyond, the maximum is ``f(t + alpha)`` with
+    evaluated; beyond, the maximum is ``f(t + alpha)`` with
     ``alpha = max_jc (tau_j if tau_jc = 0 else tau_j - 2 tau_jc + 1)`` and the sum is
     closed-form (``sum f(k) = k log2 k`` telescopes).
     """
-    bound = float(global_sensitivity)
     a, b = _pairs(counts)
-    alpha = float(np.max(np.where(b == 0, a, a - 2 * b + 1)))
-    t = int(b.max()) if b.size else 0
-    table = _xlogx_table(int(a.max(initial=0)) + t + 3)
-    pen, hit = _ig_penalty_prefix(a.astype(np.int64), b.astype(np.int64), bound, t, table)
-    if hit >= 0:
-        return float(pen)
-    while True:
-        # tail form from t on, if the i = 0 terms can no longer win (concavity: once below,
-        # f(t + a) - f(b) stays below f(t + alpha))
-        tail = f_add(t + alpha)
-        add0 = f_add(t + a) - f_add(b)
-        rem0 = np.where(b >= 1, f_add(t + a - 1) - f_add(b - 1), -np.inf)
-        if tail >= bound or (np.all(add0 <= tail) and np.all(rem0 <= tail)):
-            break
-        more, hit = _ig_penalty_prefix_from(a, b, bound, t, 64)
-        pen += more
-        if hit >= 0:
-            return float(pen)
-        t += 64
-    # first k with f(k) >= bound, k = t + alpha
-    hi = max(t + alpha, 1.0)
-    while f_add(hi) < bound:
-        hi *= 2
-    lo_i, hi_i = max(math.ceil(t + alpha), 0), math.ceil(hi)
-    while lo_i < hi_i:
-        mid = (lo_i + hi_i) // 2
-        if f_add(mid) >= bound:
-            hi_i = mid
-        else:
-            lo_i = mid + 1
-    t_end = max(int(hi_i - alpha), t)
-    pen += (t_end - t) * bound - float(_phi(t_end + alpha) - _phi(t + alpha))
-    return float(pen)
+    ends = np.array([0, a.size], dtype=np.int64)
+    return float(_ig_penalty_scores(a, b, ends[:1], ends[1:], float(global_sensitivity))[0])
 
 
 def _ig_penalty_prefix_from(a, b, bound, t, n):
-    ts = np.arange(t, t + n)
-    delta = _ig_pair_terms(a, b, ts).max(axis=1)
+    _, table, _ = _tables(int(a.max(initial=0)) + t + n + 3)
+    delta = _ig_deltas(a, b, np.arange(t, t + n), table)
     reached = np.flatnonzero(delta >= bound)
     stop = reached[0] if reached.size else n
     return float(np.sum(bound - delta[:stop])), (t + stop if reached.size else -1)
@@ -284,13 +591,42 @@ def gini_element_sensitivity(counts, t) -> np.ndarray:
     return 2.0 * (m + t) / (m + t + 1.0)
 
 
+def _gini_penalties(m) -> np.ndarray:
+    """:func:`gini_penalty` for every largest value group ``m`` (elementwise)."""
+    return -2.0 * (digamma(np.asarray(m, dtype=np.float64) + 1.0) + np.euler_gamma)
+
+
 def gini_penalty(counts) -> float:
     """``-2 H_m``: ``sum_t (2 - delta^Gini(t))`` minus the common divergent ``sum_t 2/(t+1)``."""
-    m = float(_counts(counts).sum(axis=1).max(initial=0.0))
-    return -2.0 * float(digamma(m + 1.0) + np.euler_gamma)
+    return float(_gini_penalties(_counts(counts).sum(axis=1).max(initial=0.0)))
 
 
 # --------------------------------------------------------------------------- encoding
+def _domain_codes(col: pd.Series, domain) -> np.ndarray:
+    """Position of every value of ``col`` in ``domain`` (-1 if absent): what
+    ``pd.Index(domain).get_indexer`` gives on the values as Python objects, looked up once
+    per category of a categorical column, and by integer arithmetic for an integer column
+    and an integer domain (converting whole columns to objects dominated the refits of the
+    cross-validation)."""
+    index = pd.Index(list(domain))
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        lut = index.get_indexer(np.asarray(dtype.categories, dtype=object))
+        codes = col.cat.codes.to_numpy()
+        return np.where(codes >= 0, lut[codes], -1).astype(np.int64)
+    if (isinstance(dtype, np.dtype) and dtype.kind in "iu" and len(col)
+            and index.dtype == np.int64 and index.is_unique):
+        v = col.to_numpy()
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo <= 1 << 16 and lo > -(1 << 62) and hi < 1 << 62:
+            dom = index.to_numpy()
+            inside = (dom >= lo) & (dom <= hi)
+            lut = np.full(hi - lo + 1, -1, dtype=np.int64)
+            lut[dom[inside] - lo] = np.flatnonzero(inside)
+            return lut[v.astype(np.int64) - lo]
+    return index.get_indexer(np.asarray(col, dtype=object)).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class TableEncoder:
     """Public encoding of a table's attributes as integer codes (schema domains, equal-width
@@ -345,12 +681,10 @@ class TableEncoder:
             if raw_numeric:
                 return x
             return np.clip(np.floor((x - lo) / (hi - lo) * size), 0, size - 1).astype(np.int64)
-        import pandas as pd
-
-        codes = pd.Index(list(domain)).get_indexer(np.asarray(col, dtype=object))
+        codes = _domain_codes(col, domain)
         if (codes < 0).any():
             raise PrivpubError(f"attribute {name!r} has values outside its domain (or missing)")
-        return codes.astype(np.int64)
+        return codes
 
     def encode(self, table: Table, *, raw_numeric: bool = False):
         """``(X, y)``: an int64 code matrix (rows x features) and class indices.
@@ -368,10 +702,33 @@ class TableEncoder:
         for i, (name, kind, dom, size) in enumerate(
             zip(self.features, self.kinds, self.domains, self.sizes, strict=True)
         ):
-            x[:, i] = self._codes(df[name].to_numpy(), kind, dom, size, name, raw_numeric)
-        y = self._codes(df[self.class_attribute].to_numpy(), "categorical", self.classes,
+            x[:, i] = self._codes(df[name], kind, dom, size, name, raw_numeric)
+        y = self._codes(df[self.class_attribute], "categorical", self.classes,
                         len(self.classes), self.class_attribute)
         return x, y
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedTable:
+    """A table encoded once by ``encoder``: the code matrix ``x`` and class indices ``y``.
+
+    :meth:`PrivateDecisionTree.refit` and :meth:`PrivateDecisionTree.predict` take it in
+    place of a :class:`Table`; ``take(rows)`` cuts a subset of records, the same codes as
+    encoding the subset (the encoding is row by row). The cross-validation of
+    ``accuracy_cv_learner`` cuts its folds from it (farias2021 Sec 6.2).
+    """
+
+    encoder: TableEncoder
+    x: np.ndarray
+    y: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.size)
+
+    def take(self, rows) -> EncodedTable:
+        """The records ``rows`` (indices) of this table."""
+        return EncodedTable(self.encoder, self.x[rows], self.y[rows])
 
 
 # --------------------------------------------------------------------------- the tree
@@ -381,7 +738,8 @@ class PrivateDecisionTree:
 
     ``refit`` learns a new tree from another table with the same parameters (and a fresh
     budget): the cross-validation metric ``accuracy_cv_learner`` uses it to score the
-    *learner*, as farias2021 Sec 6.2 does (10-fold cross-validation).
+    *learner*, as farias2021 Sec 6.2 does (10-fold cross-validation), on folds cut from one
+    ``encode_table`` of the original table.
     """
 
     encoder: TableEncoder
@@ -415,26 +773,63 @@ class PrivateDecisionTree:
                 return self.label[node]
             node[inner] = self.first_child[node[inner]] + x[rows[inner], attr[inner]]
 
-    def predict(self, table: Table) -> np.ndarray:
+    def predict(self, table: Table | EncodedTable) -> np.ndarray:
         """Class values predicted for every row of ``table``."""
-        x, _ = self.encoder.encode(table)
+        if isinstance(table, EncodedTable):
+            if table.encoder != self.encoder:
+                raise PrivpubError("the table was encoded for another schema or binning")
+            x = table.x
+        else:
+            x, _ = self.encoder.encode(table)
         return np.asarray(self.encoder.classes, dtype=object)[self.predict_codes(x)]
 
-    def refit(self, table: Table, *, rng) -> PrivateDecisionTree:
+    def refit(self, table: Table | EncodedTable, *, rng) -> PrivateDecisionTree:
         """A new tree learnt from ``table`` with the same parameters."""
         return diffpid3(table, rng=rng, **self.params)
 
+    def encode_table(self, table: Table) -> EncodedTable:
+        """``table`` encoded as :meth:`refit` encodes it (its schema, this tree's bins), for
+        refitting and predicting on subsets of it without encoding each again."""
+        if not isinstance(table, Table):
+            raise PrivpubError(f"expected a Table, got {type(table).__name__}")
+        encoder = TableEncoder.from_schema(table.schema, self.params["n_bins"])
+        return EncodedTable(encoder, *encoder.encode(table))
+
 
 class _Builder:
+    """Algorithm 2, depth first (the order of the random draws is part of the result).
+
+    The table is encoded once as one integer key per (record, attribute): the attribute's
+    offset + value * C + class, so one pass over a node's records (:func:`_cell_counts`)
+    gives the contingency tables of all its candidate attributes, value-major
+    (``counts[lo_A + j C + c] = tau_jc``).
+    """
+
     def __init__(self, x, y, n_classes, sizes, *, criterion, variant, eps, n_total, rng):
-        self.x, self.y, self.C, self.sizes = x, y, n_classes, sizes
+        self.y, self.C, self.sizes = y, n_classes, sizes
         self.criterion, self.variant, self.eps, self.rng = criterion, variant, eps, rng
         self.delta_global = ig_global_sensitivity(n_total) if criterion == "ig" else 2.0
+        self.size_of = np.asarray(sizes, dtype=np.int64)
+        self.vstart = np.concatenate([[0], np.cumsum(self.size_of)])  # value offsets
+        self.cstart = self.vstart * n_classes  # cell offsets
+        self.x = x  # value codes, to route the records to the children
+        self.keys = x * n_classes + y[:, None] + self.cstart[None, :-1]
+        self.n_cells = int(self.cstart[-1])
         self.attribute: list[int] = []
         self.first_child: list[int] = []
         self.label: list[int] = []
-        self.node_ledgers: list[tuple[int, PrivacyLedger]] = []
         self.children: dict[int, list[int]] = {}
+        # the nodes' spending profiles, counted per depth for the ledger (_charge): a node
+        # spends what laplace_mechanism records for its noisy count, then for a leaf its
+        # class counts, for a split what the selection records
+        self.count_entry = ("noisy count", float(eps), 1.0, "laplace")
+        self.leaf_profile = (self.count_entry, ("class counts", float(eps), 1.0, "laplace"))
+        self.profiles: dict[int, dict[tuple, int]] = {}
+        _tables(len(y) + 2)
+
+    def _record(self, level: int, profile: tuple) -> None:
+        counts = self.profiles.setdefault(level, {})
+        counts[profile] = counts.get(profile, 0) + 1
 
     def _new(self) -> int:
         self.attribute.append(-1)
@@ -442,65 +837,65 @@ class _Builder:
         self.label.append(0)
         return len(self.attribute) - 1
 
-    def contingency(self, rows, attr) -> np.ndarray:
-        j = self.x[rows, attr]
-        size = self.sizes[attr]
-        return np.bincount(j * self.C + self.y[rows], minlength=size * self.C).reshape(
-            size, self.C
-        )
-
     def select(self, rows, attrs, ledger) -> int:
-        tables = [self.contingency(rows, a) for a in attrs]
-        util = information_gain if self.criterion == "ig" else gini_utility
-        u = np.array([util(c) for c in tables])
+        """Line 12 of Algorithm 2: the split attribute, by the variant's mechanism."""
+        C = self.C
+        at = np.asarray(attrs, dtype=np.int64)
+        counts = _cell_counts(self.keys, rows, at, self.n_cells)  # 0 for the other attributes
+        tj = counts.reshape(-1, C).sum(axis=1)
+        lo, hi, size = self.cstart[at], self.cstart[at + 1], self.size_of[at]
+        gini = self.criterion == "gini"
+        u = _utilities(counts, tj, lo, self.vstart[at], size, C, gini, _tables(rows.size + 2)[0])
         g = self.delta_global
+        # Gini's m = max_j tau_j of every candidate, for its local sensitivity
+        local_gini = gini and self.variant != "global"
+        m = np.maximum.reduceat(tj, self.vstart[:-1])[at] if local_gini else np.zeros(at.size)
         if self.variant == "global":
             i = exponential_mechanism(u, sensitivity=g, epsilon=self.eps, rng=self.rng,
                                       ledger=ledger, label="split attribute (exponential)")
         elif self.variant == "local":
-            if self.criterion == "ig":
-                def delta(ts):
-                    return np.stack([ig_element_sensitivity(c, ts) for c in tables], axis=1)
-            else:
-                def delta(ts):
-                    return np.stack([gini_element_sensitivity(c, ts) for c in tables], axis=1)
-            d = dampen(u, delta, global_sensitivity=g)
+            d = _dampened_scores(u, gini, np.repeat(tj, C), counts, lo, hi,
+                                 m.astype(np.float64), g)
             i = local_dampening(d, epsilon=self.eps, rng=self.rng, ledger=ledger,
                                 label="split attribute (local dampening)")
         else:
-            if self.criterion == "ig":
-                pen = np.array([ig_penalty(c, g) for c in tables])
+            if gini:
+                pen = _gini_penalties(m)
             else:
-                pen = np.array([gini_penalty(c) for c in tables])
+                pen = _ig_penalty_scores(np.repeat(tj, C), counts, lo, hi, g)
             i = shifted_local_dampening(u, penalty=pen, global_sensitivity=g, epsilon=self.eps,
                                         rng=self.rng, ledger=ledger,
                                         label="split attribute (shifted local dampening)")
         return attrs[i]
 
-    def build(self, rows, attrs, depth, level) -> int:
+    def build(self, rows, attrs, depth, level, t) -> int:
+        """Algorithm 2 from a node with the records ``rows`` and the attributes ``attrs``
+        left (``t`` the largest domain among them, 1 if none); returns the node's index
+        (before :func:`_relabel`)."""
         node = self._new()
-        ledger = PrivacyLedger(2 * self.eps)
-        self.node_ledgers.append((level, ledger))
         noisy_n = float(laplace_mechanism(rows.size, sensitivity=1.0, epsilon=self.eps,
-                                          rng=self.rng, ledger=ledger, label="noisy count"))
-        t = max((self.sizes[a] for a in attrs), default=1)
+                                          rng=self.rng, label="noisy count"))
         if not attrs or depth == 0 or noisy_n / (t * self.C) < _STOP:
             counts = np.bincount(self.y[rows], minlength=self.C)
             noisy = laplace_mechanism(counts, sensitivity=1.0, epsilon=self.eps, rng=self.rng,
-                                      ledger=ledger, label="class counts")
-            self.label[node] = int(np.argmax(noisy))
+                                      label="class counts")
+            self.label[node] = int(noisy.argmax())
+            self._record(level, self.leaf_profile)
             return node
+        ledger = PrivacyLedger(self.eps)
         attr = self.select(rows, attrs, ledger)
+        self._record(level, (self.count_entry, *(
+            (e.label, e.epsilon, e.sensitivity, e.primitive) for e in ledger.entries)))
         self.attribute[node] = attr
         values = self.x[rows, attr]
         order = np.argsort(values, kind="stable")
         bounds = np.searchsorted(values[order], np.arange(self.sizes[attr] + 1))
         rest = [a for a in attrs if a != attr]
+        t_rest = max((self.sizes[a] for a in rest), default=1)
         children = []
         for v in range(self.sizes[attr]):
-            children.append(
-                self.build(rows[order[bounds[v]: bounds[v + 1]]], rest, depth - 1, level + 1)
-            )
+            children.append(self.build(rows[order[bounds[v]: bounds[v + 1]]], rest, depth - 1,
+                                       level + 1, t_rest))
         self.children[node] = children  # made contiguous by _relabel
         return node
 
@@ -523,14 +918,10 @@ def _relabel(builder: _Builder):
     return attribute, first, label
 
 
-def _charge(ledger: PrivacyLedger, node_ledgers) -> None:
+def _charge(ledger: PrivacyLedger, levels: dict[int, dict[tuple, int]]) -> None:
     """Record the tree's spending compactly: one parallel block per depth (the nodes of a
-    depth hold disjoint records), one branch per distinct spending profile."""
-    levels: dict[int, dict[tuple, int]] = {}
-    for level, nl in node_ledgers:
-        key = tuple((e.label, e.epsilon, e.sensitivity, e.primitive) for e in nl.entries)
-        prof = levels.setdefault(level, {})
-        prof[key] = prof.get(key, 0) + 1
+    depth hold disjoint records), one branch per distinct spending profile (``levels``: per
+    depth, the number of nodes of every profile, in the order of their first node)."""
     for level in sorted(levels):
         with ledger.parallel(f"depth {level}") as branch:
             for i, (key, count) in enumerate(levels[level].items()):
@@ -561,9 +952,10 @@ def diffpid3(
 
     Parameters
     ----------
-    table : Table
+    table : Table or EncodedTable
         Records with a schema naming the class attribute; every attribute needs a public
-        domain (numeric: ``(lo, hi)``).
+        domain (numeric: ``(lo, hi)``). An :class:`EncodedTable` (encoded with ``n_bins``)
+        gives the same tree as the table it encodes.
     epsilon : float
         Total budget ``B``; every node spends ``B / (2 (depth + 1))`` twice.
     depth : int
@@ -586,16 +978,23 @@ def diffpid3(
     n_bins = check_positive_int(n_bins, "n_bins")
     rng = check_rng(rng)
     ledger = ensure_ledger(ledger, epsilon)
-    if not isinstance(table, Table):
+    if isinstance(table, EncodedTable):  # encoded before (the cross-validation's folds)
+        if table.encoder.n_bins != n_bins:
+            raise PrivpubError(f"the table was encoded with {table.encoder.n_bins} bins, "
+                               f"not n_bins = {n_bins}")
+        encoder, x, y = table.encoder, table.x, table.y
+    elif not isinstance(table, Table):
         raise PrivpubError(f"DiffPID3 needs a Table, got {type(table).__name__}")
-    encoder = TableEncoder.from_schema(table.schema, n_bins)
-    x, y = encoder.encode(table)
+    else:
+        encoder = TableEncoder.from_schema(table.schema, n_bins)
+        x, y = encoder.encode(table)
     eps_node = epsilon / (2 * (depth + 1))
     builder = _Builder(x, y, len(encoder.classes), encoder.sizes, criterion=criterion,
                        variant=variant, eps=eps_node, n_total=max(len(y), 1), rng=rng)
-    builder.build(np.arange(len(y)), list(range(len(encoder.features))), depth, 0)
+    builder.build(np.arange(len(y)), list(range(len(encoder.features))), depth, 0,
+                  max(encoder.sizes))
     attribute, first, label = _relabel(builder)
-    _charge(ledger, builder.node_ledgers)
+    _charge(ledger, builder.profiles)
     params = {"epsilon": epsilon, "depth": depth, "criterion": criterion, "variant": variant,
               "n_bins": n_bins}
     tree = PrivateDecisionTree(encoder, attribute, first, label, params)

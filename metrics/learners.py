@@ -57,14 +57,18 @@ def accuracy_cv_learner(truth: Table, release, *, n_folds: int = 10, rng=None) -
 
     Folds are shuffled and stratified by class (plain shuffled folds when a class has fewer
     rows than folds); each training fold is learnt again with ``release.refit`` and the
-    accuracy is pooled over the folds (correct predictions / rows).
+    accuracy is pooled over the folds (correct predictions / rows). A release with
+    ``encode_table(table)`` (DiffPID3's trees) has ``truth`` encoded once and the folds cut
+    from that with ``take(rows)``, which its ``refit`` and ``predict`` accept in place of a
+    table (the same records, so the same result, without encoding every fold again).
 
     Parameters
     ----------
     truth : Table
         The original table (with ``schema.class_attribute``).
     release : classifier
-        Has ``predict(table)`` and ``refit(table, *, rng)``.
+        Has ``predict(table)`` and ``refit(table, *, rng)`` (and optionally
+        ``encode_table(table)``, see above).
     n_folds : int, default 10
         farias2021 Sec 6.2 uses 10.
     rng : numpy.random.Generator, int or None
@@ -94,9 +98,14 @@ def accuracy_cv_learner(truth: Table, release, *, n_folds: int = 10, rng=None) -
         folds = KFold(n_splits=n_folds, shuffle=True, random_state=seed)
     correct = 0
     data = truth.data
+    encode = getattr(release, "encode_table", None)
+    encoded = encode(truth) if callable(encode) else None
     for train_idx, test_idx in folds.split(np.zeros(n), codes):
-        train = Table(data.iloc[train_idx].reset_index(drop=True), truth.schema)
-        test = Table(data.iloc[test_idx].reset_index(drop=True), truth.schema)
+        if encoded is not None:  # the folds cut from one encoding of the table
+            train, test = encoded.take(train_idx), encoded.take(test_idx)
+        else:
+            train = Table(data.iloc[train_idx].reset_index(drop=True), truth.schema)
+            test = Table(data.iloc[test_idx].reset_index(drop=True), truth.schema)
         model = release.refit(train, rng=rng)
         correct += int(np.sum(np.asarray(model.predict(test), dtype=object) == y[test_idx]))
     return correct / n

@@ -70,6 +70,12 @@ __all__ = [
 
 #: Give up on an unbounded ``delta`` after this many distances (a bound ends the search).
 DEFAULT_MAX_STEPS = 10_000_000
+#: :func:`dampen` asks ``delta`` for the distances in blocks of 16, 32, ... up to 2^16 and
+#: sums each block on its own (``b(i)`` = the sum before the block + a cumulative sum in it);
+#: a compiled specialisation that must give the same bits (``mechanisms/diffpid3.py``) walks
+#: the same blocks.
+DAMPEN_FIRST_BLOCK = 16
+MAX_BLOCK = 1 << 16
 
 
 # --------------------------------------------------------------------------- delta
@@ -156,14 +162,14 @@ def replace_delta(delta, n_elements: int, global_sensitivity: float | None = Non
 # --------------------------------------------------------------------------- dampening
 def _distance_blocks(first: int, max_steps: int):
     """The distances ``t = 0, 1, ... < max_steps`` in blocks (int arrays) of ``first``,
-    ``2 first``, ... up to ``2^16`` distances: a search over ``t`` asks for the next block
+    ``2 first``, ... up to ``MAX_BLOCK`` distances: a search over ``t`` asks for the next block
     until it is done, and gives up when none is left."""
     t0, size = 0, first
     while t0 < max_steps:
         ts = np.arange(t0, min(t0 + size, max_steps))
         yield ts
         t0 = ts[-1] + 1
-        size = min(size * 2, 1 << 16)
+        size = min(size * 2, MAX_BLOCK)
 
 
 def dampen(
@@ -210,7 +216,7 @@ def dampen(
     active = np.arange(n)
     b_prev = np.zeros(n)  # b(ts[0]) of the next block, for every element
     last = None
-    blocks = _distance_blocks(16, max_steps)
+    blocks = _distance_blocks(DAMPEN_FIRST_BLOCK, max_steps)
     while active.size:
         ts = next(blocks, None)
         if ts is None:
