@@ -22,15 +22,19 @@ wall-clock seconds, median of ``--repeats`` calls):
         [--datasets as_caida web_notredame] [--epsilons 5 10 100] \
         [--parts pipeline dk_synthetic apl]
 
-Measured (2 cores shared with other jobs, ``nice -n 10``, load average 2.4-6.4; median of
-1 call after a warm-up; "AS" 32,955 edges, "WWW" web-NotreDame 1,090,108 edges):
+Measured (idle 2-core machine, commit 828c73c, median of 1 call after a warm-up; "AS" 32,955
+edges, "WWW" web-NotreDame 1,090,108 edges). Before the compiled port of networkx's
+generator and the multi-source BFS (same graphs, same distances), WWW took 18-22 s per
+``auto`` generation, 40 s for dK-synthetic and 8.2 s for the sampled APL.
 
-- LDRC + generation, ``auto``, eps 5 / 10 / 100: AS 1.95 / 0.31 / 0.69 s (target 30 s);
-  WWW 20.8 / 22.2 / 18.4 s (target 600 s).
-- LDRC + generation, ``stub_matching``: AS 0.39 / 0.10 / 0.16 s; WWW 20.2 / 19.4 / 20.1 s.
-- dK-synthetic, networkx / stub matching: AS 0.88 / 0.11 s; WWW 40.2 / 15.6 s.
-- Sampled APL on WWW, 1,000 sources: 8.2 s (target 60 s), 7.25 +- 0.06 (se); 4,096
-  sources: 7.19 +- 0.03 (35 s).
+- LDRC + generation, ``auto``, eps 5 / 10 / 100: AS 0.08 / 0.02 / 0.04 s (target 30 s);
+  WWW 1.52 / 1.46 / 1.47 s (target 600 s).
+- LDRC + generation, ``stub_matching``: AS 0.36 / 0.05 / 0.08 s; WWW 8.1 / 9.2 / 6.1 s.
+- dK-synthetic, networkx (the compiled port) / stub matching: AS 0.04 / 0.05 s; WWW 1.63 /
+  5.98 s.
+- Sampled APL on WWW, 1,000 sources: 1.89 s (target 60 s), 7.25 +- 0.06 (se); its BFS
+  from 1,000 sources 1.66 s multi-source against 6.33 s one per source (3.8x, the same
+  distances); 4,096 sources: 7.19 +- 0.03 (6.5 s).
 
 Diffusion (``--parts diffusion --datasets as_caida facebook --repeats 3``, load about 2;
 cynetdiff 0.1.18), seconds for 500 runs of the 50 Degree Discount seeds, ours / cynetdiff:
@@ -39,8 +43,8 @@ AS IC 0.087 / 0.094, WC 0.287 / 0.516, LT 0.453 / 2.048; facebook_combined IC 0.
 on LT, so the metrics keep it; the means agree (LT exactly: cynetdiff draws its thresholds
 from the same PCG64 stream in the same order, which ``metrics/tests`` checks).
 
-Every generated graph met its target JDM exactly (L1 0). The whole run took 57 s on AS and
-423 s on WWW (warm-ups and the 4,096-source reference included), 0.9 GB peak RSS.
+Every generated graph met its target JDM exactly (L1 0). The whole default run (both graphs,
+diffusion included) took 3.0 min; before, 57 s on AS and 423 s on WWW without diffusion.
 """
 
 from __future__ import annotations
