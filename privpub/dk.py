@@ -447,6 +447,17 @@ def repair_joint_degree(jd: JointDegree) -> tuple[JointDegree, dict]:
 _EMPTY = np.int64(-1)
 
 
+@njit(cache=True)
+def _hs_new(n_items):
+    """An empty hash multiset for up to ``n_items`` keys: ``(keys, counts, bits)``, tables
+    of ``2**bits >= 2 n_items + 16`` slots (open addressing, linear probing)."""
+    bits = 4
+    while (np.int64(1) << bits) < 2 * n_items + 16:
+        bits += 1
+    return (np.full(np.int64(1) << bits, _EMPTY, np.int64),
+            np.zeros(np.int64(1) << bits, np.int32), bits)
+
+
 @njit(cache=True, inline="always")
 def _slot(key, bits):
     x = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
@@ -680,11 +691,7 @@ def _stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
             for t in range(cnt):
                 U[eoff[c] + t] = left[t]
     # hash multiset of edges
-    bits = 4
-    while (np.int64(1) << bits) < 2 * n_edges + 16:
-        bits += 1
-    keys = np.full(np.int64(1) << bits, -1, np.int64)
-    cnts = np.zeros(np.int64(1) << bits, np.int32)
+    keys, cnts, bits = _hs_new(n_edges)
     for t in range(n_edges):
         _hs_add(keys, cnts, _key(U[t], V[t], n_nodes), bits)
     # slots (edge, side) grouped by the degree class of their endpoint; a swap moves nodes
@@ -860,6 +867,17 @@ def _pyset_free_slot(table, mask, key):
         i = (i * 5 + 1 + perturb) & mask
 
 
+@njit(cache=True, inline="always")
+def _pyset_resized(used):
+    """Table size after the resize that ``used`` elements (no dummies) trigger:
+    ``set_table_resize(used > 50000 ? 2 used : 4 used)``, the smallest power of two above."""
+    minused = used * 2 if used > 50000 else used * 4
+    size = _PYSET_MINSIZE
+    while size <= minused:
+        size <<= 1
+    return size
+
+
 @njit(cache=True)
 def _pyset_order(elems, out, tabs):
     """Iteration order of the CPython 3.11 set built by adding ``elems`` one by one.
@@ -893,11 +911,7 @@ def _pyset_order(elems, out, tabs):
         fill = (mask * 3 + 4) // 5  # the first fill that triggers a resize
         if fill > m:
             break
-        minused = fill * 2 if fill > 50000 else fill * 4
-        size = _PYSET_MINSIZE
-        while size <= minused:
-            size <<= 1
-        mask = size - 1
+        mask = _pyset_resized(fill) - 1
     fast = m == 0 or elems[m - 1] - elems[0] <= mask
     for j in range(1, m):
         if not fast:
@@ -922,10 +936,7 @@ def _pyset_order(elems, out, tabs):
         table[_pyset_free_slot(table, mask, x)] = x
         fill += 1
         if fill * 5 >= mask * 3:
-            minused = fill * 2 if fill > 50000 else fill * 4
-            size = _PYSET_MINSIZE
-            while size <= minused:
-                size <<= 1
+            size = _pyset_resized(fill)
             new = tabs[1 - cur]
             new[:size] = -1
             for j in range(mask + 1):
@@ -1089,11 +1100,7 @@ def _jdg_core(cls_start, cls_size, cls_deg, cell_k, cell_l, cell_n, st):
     tail = np.full(n_nodes, -1, np.int64)
     free = np.empty(cap, np.int64)
     ctr = np.zeros(2, np.int64)  # free pairs, pairs ever used
-    bits = 4
-    while (np.int64(1) << bits) < 2 * n_edges + 16:
-        bits += 1
-    keys = np.full(np.int64(1) << bits, -1, np.int64)
-    cnts = np.zeros(np.int64(1) << bits, np.int32)
+    keys, cnts, bits = _hs_new(n_edges)
     # the unsaturated sets k_unsat (a) and l_unsat (b)
     pos = np.full(n_nodes, -1, np.int64)
     elems = np.empty(big, np.int64)
