@@ -8,9 +8,13 @@ our algorithm as an additional baseline."
 
 The clusters are exactly those of :func:`mechanisms.smooth_k_anonymity.smooth_clusters`
 (same parameters, same random stream, so with the same seed both mechanisms cluster the
-rows identically; ``split_large`` cuts clusters of ``>= 2k`` rows into pieces of ``k`` to
-``2k - 1``, which matters far more here than for the smooth release); every row of a cluster
-is released as the set of items *all* rows of the cluster hold. The release is a subset of
+rows identically; the runner gives this baseline the smooth mechanism's seeds
+(``seeds_of``), so in an experiment every non-smooth release intersects the very clusters
+whose majorities the smooth release of the same repetition publishes: a paired comparison,
+and the clustering's search over random orders is done once for both; ``split_large``
+cuts clusters of ``>= 2k`` rows into pieces of ``k`` to ``2k - 1``, which matters far
+more here than for the smooth release); every row of a cluster is released as the set of
+items *all* rows of the cluster hold. The release is a subset of
 the input and every row's item set is shared by its whole cluster (>= k rows): k-anonymity
 by suppression (Def. 3.4).
 
@@ -38,6 +42,7 @@ __all__ = ["nonsmooth_k_anonymity"]
     privacy=K_ANONYMITY,
     paper="epasto2022",
     role="baseline",
+    seeds_of="smooth_k_anonymity",
 )
 def nonsmooth_k_anonymity(
     matrix,

@@ -123,14 +123,28 @@ class Cell:
     params: dict
     noise_free: bool = False
     defaults: dict | None = None  # the mechanism's defaults, left out of the identity
+    seeds_of: str | None = None  # the mechanism whose random streams it draws, if another
 
     @cached_property
     def seed_identity(self) -> dict:
         """What keys the cell's seeds: its identity without the noise switch, so a
-        noise-free twin draws the same non-noise randomness (orders, samples) as its cell.
-        Parameters at the mechanism's default are left out, so ``order: lexicographic``
-        written out (day2016 Fig. 8) and left to its default (Fig. 3) is one cell, computed
-        once for both."""
+        noise-free twin draws the same non-noise randomness (orders, samples) as its cell,
+        and with the mechanism it draws the streams of (``seeds_of``,
+        :class:`privpub.registry.MechanismInfo`), so a baseline that post-processes a
+        mechanism's randomised step gets that mechanism's very draws."""
+        return {**self._identity, "mechanism": self.seeds_of or self.mechanism}
+
+    @cached_property
+    def identity(self) -> dict:
+        """What the cell computes; its hash is the cell id. Parameters at the mechanism's
+        default are left out, so ``order: lexicographic`` written out (day2016 Fig. 8) and
+        left to its default (Fig. 3) is one cell, computed once for both."""
+        if self.noise_free:
+            return {**self._identity, "noise_free": True}
+        return self._identity
+
+    @cached_property
+    def _identity(self) -> dict:
         defaults = self.defaults or {}
         params = {
             k: v for k, v in self.params.items()
@@ -144,13 +158,6 @@ class Cell:
                 "params": params,
             }
         )
-
-    @cached_property
-    def identity(self) -> dict:
-        """What the cell computes; its hash is the cell id."""
-        if self.noise_free:
-            return {**self.seed_identity, "noise_free": True}
-        return self.seed_identity
 
     @cached_property
     def cell_id(self) -> str:
@@ -676,7 +683,7 @@ def resolve_experiment(
                     _check_param(key, value, f"mechanism {info.name!r}", info.privacy)
                 try:
                     cell = Cell(spec.name, canonical(options), info.name, label, canonical(point),
-                                defaults=_defaults_of(info, point))
+                                defaults=_defaults_of(info, point), seeds_of=info.seeds_of)
                 except TypeError as exc:
                     raise ConfigError(f"{where}: {exc}") from None
                 cells.append(cell)
@@ -733,7 +740,7 @@ def noise_free_twins(cells: list[Cell]) -> list[Cell]:
             best[key] = cell
     return [
         Cell(c.dataset, c.dataset_options, c.mechanism, c.label, c.params, noise_free=True,
-             defaults=c.defaults)
+             defaults=c.defaults, seeds_of=c.seeds_of)
         for c in best.values()
     ]
 

@@ -95,8 +95,13 @@ classes that each hold an item by strict majority holds it by strict majority).
 Complexity. Memory is linear in the number of non-zeros plus the number of points. The
 k-nearest-neighbour costs take ``sum_j c_j^2`` steps (``c_j`` = number of distinct points
 holding item ``j``); each Meyerson pass takes, per point, the number of open facilities
-sharing an item with it. The loops are compiled with numba (``nogil``, so chunks run in
-parallel threads).
+sharing an item with it. A point's search is skipped when its opening is already decided by
+``d(p, nearest other point) <= delta <= |p| + |f|`` (``f`` the open facility of least norm),
+and an open point is its own nearest facility; neither changes any decision (tested against
+a pass without shortcuts). The index of the cheapest order is kept in the disk cache, so a
+second clustering from the same generator state (the non-smooth baseline, which draws the
+smooth mechanism's streams) solves one order instead of ``n_orders``. The loops are compiled
+with numba (``nogil``, so chunks run in parallel threads).
 
 References
 ----------
@@ -254,9 +259,11 @@ def distinct_rows(m: sp.csr_array):
 @nb.njit(cache=True, nogil=True)
 def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
     """For every point v: sum of the distances to the k users nearest to v (v's own
-    ``weights[v]`` copies count, at distance 0)."""
+    ``weights[v]`` copies count, at distance 0), and the distance from v to the nearest
+    other point (computed where ``weights[v] < k``, else 1)."""
     n = norms.size
     out = np.zeros(n, np.float64)
+    nearest = np.ones(n, np.int64)
     cnt = np.zeros(n, np.int64)
     touched = np.empty(n, np.int64)
     keys = np.empty(n + k + 1, np.int64)
@@ -297,6 +304,7 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
             continue
         part = np.partition(keys[:nc], m - 1)[:m]
         part.sort()
+        nearest[v] = part[0] >> 32
         left = need
         total = 0.0
         for t in range(m):
@@ -308,7 +316,7 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
             if left == 0:
                 break
         out[v] = total
-    return out
+    return out, nearest
 
 
 @nb.njit(cache=True, nogil=True)
@@ -356,30 +364,99 @@ def _open_facility(f, indptr, indices, fac_ptr, fac_fill, fac_list, is_open):
 
 
 @nb.njit(cache=True, nogil=True)
-def _meyerson(order, draws, indptr, indices, norms, weights, fcost, col_ptr, n_cols):
+def _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists, facility, fnorm, cnt,
+                  touched, least):
+    """Nearest open facility to point p during and after Meyerson's pass: (distance,
+    number). Open facilities are numbered in the order they opened (``facility[c]`` is the
+    point of number ``c``, ``fnorm[c]`` its norm) and ``lists`` holds, per item, the
+    numbers of the open facilities holding it: the counters are indexed by number, a
+    compact range that stays in cache. Ties go to the lowest point index; facilities
+    sharing no item with p are represented by ``least``, the open facility of least norm
+    (distance ``|p| + |f|``)."""
+    nt = 0
+    for a in range(indptr[p], indptr[p + 1]):
+        j = indices[a]
+        for b in range(col_ptr[j], col_ptr[j] + fill[j]):
+            c = lists[b]
+            if cnt[c] == 0:
+                touched[nt] = c
+                nt += 1
+            cnt[c] += 1
+    best_d = norms[p] + fnorm[least] if cnt[least] == 0 else _BIG
+    best_c = least
+    for t in range(nt):
+        c = touched[t]
+        dist = norms[p] + fnorm[c] - 2 * cnt[c]
+        if dist < best_d or (dist == best_d and facility[c] < facility[best_c]):
+            best_d = dist
+            best_c = c
+        cnt[c] = 0
+    return best_d, best_c
+
+
+@nb.njit(cache=True, nogil=True)
+def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, col_ptr, n_cols):
     """One pass of Meyerson's online facility location over ``order``, then every point
-    assigned to its nearest open facility. Returns (is_open, assign, dist, total cost)."""
+    assigned to its nearest open facility (``nearest``: each point's distance to the
+    nearest other point). Returns (is_open, assign, dist, total cost)."""
     n = norms.size
-    fac_fill = np.zeros(n_cols, np.int64)
-    fac_list = np.empty(col_ptr[n_cols], np.int64)
+    fill = np.zeros(n_cols, np.int64)
+    lists = np.empty(col_ptr[n_cols], np.int32)
+    facility = np.empty(n, np.int64)
+    fnorm = np.empty(n, np.int64)
     is_open = np.zeros(n, np.bool_)
-    cnt = np.zeros(n, np.int64)
-    touched = np.empty(n, np.int64)
-    minnorm = -1
+    cnt = np.zeros(n, np.int32)
+    touched = np.empty(n, np.int32)
+    n_open = 0
+    least = -1
     for t in range(order.size):
         p = order[t]
-        delta, _ = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, is_open,
-                            cnt, touched, minnorm)
-        if delta == _BIG:
+        # p opens iff draws * f(p) < w_p * delta, and nearest[p] <= delta <= |p| + |least|
+        # (the open facility of least norm): the search for delta is skipped whenever
+        # these bounds already decide (same decisions, hence the same solution)
+        if n_open == 0:
             opens = True
         else:
-            opens = draws[t] * fcost[p] < weights[p] * delta
+            threshold = draws[t] * fcost[p]
+            if threshold < weights[p] * nearest[p]:
+                opens = True
+            elif threshold >= weights[p] * (norms[p] + fnorm[least]):
+                opens = False
+            else:
+                delta, _ = _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists,
+                                         facility, fnorm, cnt, touched, least)
+                opens = threshold < weights[p] * delta
         if opens:
-            _open_facility(p, indptr, indices, col_ptr, fac_fill, fac_list, is_open)
-            if minnorm < 0 or norms[p] < norms[minnorm] or (
-                norms[p] == norms[minnorm] and p < minnorm
+            is_open[p] = True
+            facility[n_open] = p
+            fnorm[n_open] = norms[p]
+            for a in range(indptr[p], indptr[p + 1]):
+                j = indices[a]
+                lists[col_ptr[j] + fill[j]] = n_open
+                fill[j] += 1
+            if least < 0 or norms[p] < fnorm[least] or (
+                norms[p] == fnorm[least] and p < facility[least]
             ):
-                minnorm = p
+                least = n_open
+            n_open += 1
+    # the final assignment reads the lists packed, the facilities renumbered by point index
+    start = np.zeros(n_cols + 1, np.int64)
+    for j in range(n_cols):
+        start[j + 1] = start[j] + fill[j]
+    c = 0
+    least = -1
+    for p in range(n):
+        if is_open[p]:
+            facility[c] = p
+            fnorm[c] = norms[p]
+            if least < 0 or norms[p] < fnorm[least]:  # ties: the lowest index, met first
+                least = c
+            for a in range(indptr[p], indptr[p + 1]):
+                j = indices[a]
+                lists[start[j + 1] - fill[j]] = c
+                fill[j] -= 1
+            c += 1
+    fill = np.diff(start)
     assign = np.empty(n, np.int64)
     dist = np.empty(n, np.int64)
     total = 0.0
@@ -387,11 +464,15 @@ def _meyerson(order, draws, indptr, indices, norms, weights, fcost, col_ptr, n_c
         if is_open[p]:
             total += fcost[p]
     for p in range(n):
-        d, f = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, is_open, cnt,
-                        touched, minnorm)
-        assign[p] = f
-        dist[p] = d
-        total += weights[p] * d
+        if is_open[p]:  # its own facility, the only one at distance 0
+            assign[p] = p
+            dist[p] = 0
+        else:
+            d, c = _nearest_open(p, indptr, indices, norms, start, fill, lists, facility,
+                                 fnorm, cnt, touched, least)
+            assign[p] = facility[c]
+            dist[p] = d
+        total += weights[p] * dist[p]
     return is_open, assign, dist, total
 
 
@@ -500,22 +581,32 @@ def facility_costs(points: sp.csr_array, weights: np.ndarray, k: int, alpha: flo
     cell and the non-smooth baseline on the same matrix compute them once (on dblp they are
     a quarter of a run). LSH chunks differ per run and are not cached.
     """
+    return _costs_and_nearest(points, weights, k, alpha, cached=cached)[0]
+
+
+def _costs_and_nearest(points, weights, k, alpha, *, cached=False):
+    """:func:`facility_costs` and, from the same neighbour search, every point's distance
+    to the nearest other point (1 where ``weights >= k``): a lower bound on its distance
+    to any facility but itself, which lets Meyerson's pass skip searches."""
     if cached:
         from privpub.cache import disk_cached
 
         key = {"points": _digest(points, weights), "k": int(k), "alpha": float(alpha)}
-        stored = disk_cached("smooth_facility_costs", key,
-                             lambda: {"costs": facility_costs(points, weights, k, alpha)},
-                             module=__name__)
-        return np.asarray(stored["costs"], dtype=float)
+        stored = disk_cached(
+            "smooth_facility_costs", key,
+            lambda: dict(zip(("costs", "nearest"),
+                             _costs_and_nearest(points, weights, k, alpha), strict=True)),
+            module=__name__)
+        return (np.asarray(stored["costs"], dtype=float),
+                np.asarray(stored["nearest"], dtype=np.int64))
     indptr = points.indptr.astype(np.int64)
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
     col_ptr, col_pts = _csc_points(points)
     by_norm = np.lexsort((np.arange(norms.size), norms)).astype(np.int64)
-    sums = _knn_sums(indptr, indices, norms, weights.astype(np.int64), col_ptr, col_pts,
-                     by_norm, int(k))
-    return (2.0 * alpha / (1.0 - alpha)) * sums
+    sums, nearest = _knn_sums(indptr, indices, norms, weights.astype(np.int64), col_ptr,
+                              col_pts, by_norm, int(k))
+    return (2.0 * alpha / (1.0 - alpha)) * sums, nearest
 
 
 def _digest(points: sp.csr_array, weights: np.ndarray) -> str:
@@ -528,8 +619,27 @@ def _digest(points: sp.csr_array, weights: np.ndarray) -> str:
     return h.hexdigest()
 
 
+def _state_digest(rng) -> str:
+    """sha256 of a generator's full state (every word of it, whatever the bit generator)."""
+    import hashlib
+    import json
+
+    text = json.dumps(rng.bit_generator.state, sort_keys=True,
+                      default=lambda a: np.asarray(a).tolist())
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
-    """Steps 2-4 on distinct points; returns (facility of every point, cost, opened, closed)."""
+    """Steps 2-4 on distinct points; returns (facility of every point, cost, opened, closed).
+
+    Which of the ``n_orders`` random orders gives the cheapest solution is kept in the disk
+    cache (keyed by the points, ``k``, ``alpha``, ``n_orders`` and the generator's state on
+    entry; a few bytes), so the non-smooth baseline, which draws the smooth mechanism's
+    random streams (:func:`baselines.suppression_k_anonymity.nonsmooth_k_anonymity`),
+    redoes one Meyerson pass instead of all of them. Every order is still drawn, so the
+    generator ends in the same state either way."""
+    from privpub.cache import disk_cached
+
     n = points.shape[0]
     indptr = points.indptr.astype(np.int64)
     indices = points.indices.astype(np.int64)
@@ -537,16 +647,29 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
     n_cols = int(points.shape[1])
     col_ptr, _ = _csc_points(points)
     weights = weights.astype(np.int64)
-    fcost = facility_costs(points, weights, k, alpha, cached=cached)
-    best = None
-    for _ in range(n_orders):
-        order = rng.permutation(n).astype(np.int64)
-        draws = rng.random(n)
-        is_open, assign, _, total = _meyerson(order, draws, indptr, indices, norms, weights,
-                                              fcost, col_ptr, n_cols)
-        if best is None or total < best[2]:
-            best = (is_open, assign, total)
-    is_open, assign, total = best
+    fcost, nearest = _costs_and_nearest(points, weights, k, alpha, cached=cached)
+    key = {"points": _digest(points, weights), "k": int(k), "alpha": float(alpha),
+           "n_orders": int(n_orders), "rng": _state_digest(rng)}
+    solutions = []  # the cheapest so far, or the cached cheapest order's
+
+    def search(only=None):
+        best = None
+        for i in range(n_orders):
+            order = rng.permutation(n).astype(np.int64)
+            draws = rng.random(n)
+            if only is not None and i != only:
+                continue
+            is_open, assign, _, total = _meyerson(order, draws, indptr, indices, norms,
+                                                  weights, fcost, nearest, col_ptr, n_cols)
+            if best is None or total < best[3]:
+                best = (i, is_open, assign, total)
+        solutions.append(best)
+        return {"best": best[0]}
+
+    stored = disk_cached("smooth_best_order", key, search, module=__name__)
+    if not solutions:  # read from the cache: replay the draws, solve the kept order
+        search(only=int(stored["best"]))
+    _, is_open, assign, total = solutions[0]
     n_opened = int(is_open.sum())
     assign, n_closed = _close_small(is_open, assign.copy(), indptr, indices, norms, weights,
                                     col_ptr, n_cols, int(k))

@@ -93,6 +93,11 @@ class MechanismInfo:
         ``caveat(params) -> str | None`` gives a caveat that depends on the parameters
         (e.g. qardaji2012's degree-sequence RPS holds its claim only with strict
         accounting); :meth:`caveat_for` evaluates it.
+    seeds_of : str or None
+        Another mechanism whose random streams this one draws (same dataset, parameters,
+        repetition and base seed), for a baseline that only post-processes that mechanism's
+        randomised step: epasto2022's non-smooth baseline releases the smooth algorithm's
+        own clusters. None: its own streams.
     """
 
     name: str
@@ -104,6 +109,7 @@ class MechanismInfo:
     role: str = "mechanism"
     caveat: str | Callable[[dict], str | None] | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
+    seeds_of: str | None = None
 
     def caveat_for(self, params: dict) -> str | None:
         """The caveat of a call with ``params`` (defaults filled in for missing ones)."""
@@ -162,8 +168,10 @@ def register_mechanism(
     paper: str | None = None,
     role: str = "mechanism",
     caveat: str | Callable[[dict], str | None] | None = None,
+    seeds_of: str | None = None,
 ):
-    """Decorator registering a mechanism/baseline function under ``name``."""
+    """Decorator registering a mechanism/baseline function under ``name`` (the arguments
+    are :class:`MechanismInfo`'s)."""
     if input_kind not in Kind.ALL or output_kind not in Kind.ALL:
         raise ConfigError(f"{name}: unknown kind {input_kind!r} or {output_kind!r}")
     if privacy not in _NOTIONS:
@@ -181,7 +189,7 @@ def register_mechanism(
         if name in _MECHANISMS and _MECHANISMS[name].func is not func:
             raise ConfigError(f"mechanism name {name!r} registered twice")
         _MECHANISMS[name] = MechanismInfo(
-            name, func, input_kind, output_kind, privacy, paper, role, caveat, params
+            name, func, input_kind, output_kind, privacy, paper, role, caveat, params, seeds_of
         )
         return func
 

@@ -60,11 +60,46 @@ def verify_release(notion: str, original, release, params: dict) -> bool | None:
 
 
 def row_classes(matrix) -> np.ndarray:
-    """Equivalence-class id of every row of a binary matrix (equal item sets, equal id)."""
+    """Equivalence-class id of every row of a binary matrix (equal item sets, equal id).
+
+    Rows are grouped by two random 64-bit hashes of their item sets and their lengths, and
+    every row is then compared entry by entry with the first row of its group, so the
+    classes are exact: a hash collision between different rows is detected and the classes
+    are recomputed from the rows' bytes (the slow way, kept as the reference)."""
     m = as_binary_matrix(matrix)
-    keys = [m.indices[m.indptr[i] : m.indptr[i + 1]].tobytes() for i in range(m.shape[0])]
-    _, inverse = np.unique(np.array(keys, dtype=object), return_inverse=True)
-    return inverse
+    n = m.shape[0]
+    if n == 0:
+        return np.zeros(0, np.int64)
+    lens = np.diff(m.indptr).astype(np.int64)
+    h1, h2 = _row_hashes(m)
+    order = np.lexsort((np.arange(n), lens, h2, h1))
+    new = np.ones(n, bool)
+    new[1:] = ((h1[order][1:] != h1[order][:-1]) | (h2[order][1:] != h2[order][:-1])
+               | (lens[order][1:] != lens[order][:-1]))
+    sorted_ids = np.cumsum(new) - 1
+    classes = np.empty(n, np.int64)
+    classes[order] = sorted_ids
+    rep = order[np.flatnonzero(new)][classes]  # first row of every row's group
+    row_of = np.repeat(np.arange(n), lens)
+    offset = np.arange(m.nnz) - m.indptr[row_of]
+    if np.array_equal(m.indices, m.indices[m.indptr[rep[row_of]] + offset]):
+        return classes
+    keys = [m.indices[m.indptr[i] : m.indptr[i + 1]].tobytes() for i in range(n)]
+    return np.unique(np.array(keys, dtype=object), return_inverse=True)[1].astype(np.int64)
+
+
+def _row_hashes(m: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
+    """Two hashes of every row's item set: sums of fixed random 64-bit keys of its items."""
+    n, d = m.shape
+    keys = np.random.default_rng(0xC1A55).integers(0, 2**63 - 1, size=(2, max(d, 1)),
+                                                   dtype=np.int64)
+    out = np.zeros((2, n), np.int64)
+    nonempty = np.diff(m.indptr) > 0
+    if nonempty.any():
+        with np.errstate(over="ignore"):
+            for i in range(2):
+                out[i, nonempty] = np.add.reduceat(keys[i][m.indices], m.indptr[:-1][nonempty])
+    return out[0], out[1]
 
 
 def is_k_anonymous(matrix, k: int) -> bool:
@@ -138,9 +173,10 @@ def cluster_violation(original, release, clusters, k: int, *, smooth: bool) -> s
     if sizes.min() < k:
         return f"a cluster has {int(sizes.min())} < k = {k} rows"
     classes = row_classes(rel)
-    # rows of one cluster released equal: each cluster maps to exactly one release class
-    pairs = np.unique(np.stack([groups, classes]), axis=1)
-    if pairs.shape[1] != sizes.size:
+    # rows of one cluster released equal: every row is in its cluster's first row's class
+    first = np.full(sizes.size, groups.size, dtype=np.int64)
+    np.minimum.at(first, groups, np.arange(groups.size, dtype=np.int64))
+    if not np.array_equal(classes, classes[first][groups]):
         return "rows of one cluster are released differently"
     if smooth and orig.shape == rel.shape and not _majority_held(orig, rel, groups):
         return "a released item is not held by a strict majority of its cluster"

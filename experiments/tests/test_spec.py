@@ -250,3 +250,31 @@ def test_k_is_the_anonymity_parameter_only_for_k_anonymous_mechanisms():
         resolve_experiment(exp, scale="paper")
     exp["grid"] = {"k": [2]}
     assert resolve_experiment(exp, scale="paper").cells
+
+
+def test_a_baseline_that_draws_another_mechanisms_streams_keeps_its_own_cells():
+    # epasto2022's non-smooth baseline post-processes the smooth algorithm's clusters: it
+    # draws the smooth mechanism's seeds, but it is a cell of its own in the store
+    import baselines.suppression_k_anonymity  # noqa: F401  (registers both mechanisms)
+    from experiments.seeding import task_seeds
+    from privpub.registry import get_mechanism
+
+    spec = resolve_experiment({
+        "name": "pair", "datasets": ["sbm_small"], "grid": {"k": [2, 3]}, "metrics": ["jaccard"],
+        "mechanisms": ["smooth_k_anonymity", "nonsmooth_k_anonymity", "mondrian_binary"],
+    })
+    by = {(c.mechanism, c.params["k"]): c for c in spec.cells}
+    for k in (2, 3):
+        smooth, nonsmooth = by["smooth_k_anonymity", k], by["nonsmooth_k_anonymity", k]
+        assert nonsmooth.seeds_of == "smooth_k_anonymity"
+        assert nonsmooth.seed_identity == smooth.seed_identity
+        assert nonsmooth.cell_id != smooth.cell_id
+        assert nonsmooth.identity["mechanism"] == "nonsmooth_k_anonymity"
+        a, b = task_seeds(0, smooth.seed_identity, 1), task_seeds(0, nonsmooth.seed_identity, 1)
+        assert a[1].generate_state(4).tolist() == b[1].generate_state(4).tolist()
+    # every other mechanism keeps its own streams, and the pair's parameters match
+    mondrian = by["mondrian_binary", 2]
+    assert mondrian.seeds_of is None and mondrian.seed_identity == mondrian.identity
+    assert by["smooth_k_anonymity", 2].seed_identity != mondrian.seed_identity
+    assert (get_mechanism("nonsmooth_k_anonymity").parameters
+            == get_mechanism("smooth_k_anonymity").parameters)

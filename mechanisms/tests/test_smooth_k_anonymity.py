@@ -142,6 +142,14 @@ def test_facility_costs_are_exact(seed, k):
     np.testing.assert_allclose(got, want)
     np.testing.assert_allclose(facility_costs(points, weights, k, alpha=0.25),
                                (2 * 0.25 / 0.75) * want / 2.0)
+    # the distance to the nearest other point, where a point has fewer than k copies
+    _, nearest = smk._costs_and_nearest(points, weights, k, 0.5)
+    dense = points.toarray()
+    dist = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
+    np.fill_diagonal(dist, dense.shape[1] + 1)
+    few = weights < k
+    assert few.any()
+    np.testing.assert_array_equal(nearest[few], dist.min(axis=1)[few])
 
 
 def test_facility_costs_cached_on_disk_per_matrix_and_k(tmp_path, monkeypatch):
@@ -174,6 +182,34 @@ def test_release_is_the_same_with_the_cache_on_or_off(tmp_path, monkeypatch):
         np.testing.assert_array_equal(r, releases[0])
 
 
+@pytest.mark.parametrize("chunk_size", [None, 40])
+def test_cached_best_order_replays_one_pass_with_the_same_result(tmp_path, monkeypatch,
+                                                                chunk_size):
+    # the first run searches all orders and stores the cheapest's index; a run with the
+    # same generator state solves only that order, and ends with the generator as far on
+    m = sp.csr_array(_random_matrix(np.random.default_rng(6), 150, 20, 0.15, n_dup=20))
+    real, calls = smk._meyerson, []
+    monkeypatch.setattr(smk, "_meyerson", lambda *a: calls.append(1) or real(*a))
+    runs = []
+    for setting in ("off", str(tmp_path), str(tmp_path)):  # off, cold cache, warm cache
+        monkeypatch.setenv("PRIVPUB_CACHE_DIR", setting)
+        rng = np.random.default_rng(11)
+        calls.clear()
+        c = smooth_clusters(m, k=4, n_orders=6, chunk_size=chunk_size, rng=rng)
+        runs.append((c, len(calls), rng.random()))
+    n_blocks = runs[0][0].n_chunks
+    assert [r[1] for r in runs] == [6 * n_blocks, 6 * n_blocks, n_blocks]
+    for c, _, after in runs[1:]:
+        np.testing.assert_array_equal(c.labels, runs[0][0].labels)
+        assert (c.cost, c.n_opened, c.n_closed, after) == (
+            runs[0][0].cost, runs[0][0].n_opened, runs[0][0].n_closed, runs[0][2])
+    # another seed is another search
+    monkeypatch.setenv("PRIVPUB_CACHE_DIR", str(tmp_path))
+    calls.clear()
+    smooth_clusters(m, k=4, n_orders=6, chunk_size=chunk_size, rng=np.random.default_rng(12))
+    assert len(calls) == 6 * n_blocks
+
+
 def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     rng = np.random.default_rng(5)
     x = _random_matrix(rng, 80, 20, 0.2, n_dup=10)
@@ -183,10 +219,10 @@ def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
     col_ptr, _ = smk._csc_points(points)
-    fcost = facility_costs(points, weights, 4)
+    fcost, nearest = smk._costs_and_nearest(points, weights, 4, 0.5)
     is_open, assign, dist, total = smk._meyerson(
         rng.permutation(n).astype(np.int64), rng.random(n), indptr, indices, norms,
-        weights.astype(np.int64), fcost, col_ptr, points.shape[1])
+        weights.astype(np.int64), fcost, nearest, col_ptr, points.shape[1])
     dense = points.toarray()
     full = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
     opened = np.flatnonzero(is_open)
@@ -199,6 +235,46 @@ def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
                                 weights.astype(np.int64), col_ptr, points.shape[1], 4)
     sizes = np.bincount(final, weights=weights)
     assert sizes[sizes > 0].min() >= 4 and sizes.sum() == x.shape[0]
+
+
+def _meyerson_brute(dense, order, draws, weights, fcost):
+    """Meyerson's pass and the final assignment on a full distance matrix, no shortcuts."""
+    full = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
+    is_open = np.zeros(len(dense), bool)
+    for p, u in zip(order, draws, strict=True):
+        if not is_open.any() or u * fcost[p] < weights[p] * full[p, is_open].min():
+            is_open[p] = True
+    opened = np.flatnonzero(is_open)
+    assign = opened[full[:, opened].argmin(axis=1)]  # ties: lowest index
+    dist = full[np.arange(len(dense)), assign]
+    return is_open, assign, dist, fcost[opened].sum() + (weights * dist).sum()
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_meyerson_equals_the_pass_without_shortcuts(seed):
+    # the compiled pass skips the nearest-facility search when nearest[p] <= delta <= |p| +
+    # |least norm open| already decides; every decision, assignment and cost must stay the
+    # same
+    rng = np.random.default_rng(seed)
+    x = _random_matrix(rng, int(rng.integers(20, 120)), int(rng.integers(4, 30)),
+                       float(rng.choice([0.03, 0.08, 0.2, 0.5])), n_dup=int(rng.integers(0, 30)))
+    if seed % 4 == 0:  # mostly disjoint rows: delta is often exactly |p| + |least norm open|
+        x = np.hstack([np.eye(len(x), dtype=np.int8), x[:, :3]])
+    points, _, weights = distinct_rows(sp.csr_array(x))
+    n = points.shape[0]
+    indptr = points.indptr.astype(np.int64)
+    col_ptr, _ = smk._csc_points(points)
+    for k in (2, 3, 8, 20):
+        fcost, nearest = smk._costs_and_nearest(points, weights, k,
+                                                float(rng.choice([0.2, 0.5, 0.8])))
+        order, draws = rng.permutation(n).astype(np.int64), rng.random(n)
+        got = smk._meyerson(order, draws, indptr, points.indices.astype(np.int64),
+                            np.diff(indptr), weights.astype(np.int64), fcost, nearest,
+                            col_ptr, points.shape[1])
+        want = _meyerson_brute(points.toarray(), order, draws, weights, fcost)
+        for g, w in zip(got[:3], want[:3], strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert got[3] == pytest.approx(want[3], rel=1e-12)
 
 
 def test_meyerson_opening_rule():

@@ -110,3 +110,36 @@ def test_large_sparse_release_is_verified_without_densifying():
     x = sp.csr_array((np.ones(n, np.int8), (np.arange(n), items[labels])), shape=(n, d))
     rel = KAnonymousMatrix.wrap(x, clusters=labels)
     assert verify_release("smooth-k-anonymity", x, rel, {"k": 4})
+
+
+def _classes_by_bytes(x):
+    m = sp.csr_array(np.asarray(x, dtype=np.int8))
+    m.sort_indices()
+    keys = [m.indices[m.indptr[i] : m.indptr[i + 1]].tobytes() for i in range(m.shape[0])]
+    return np.unique(np.array(keys, dtype=object), return_inverse=True)[1]
+
+
+def _same_partition(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return (a[:, None] == a[None, :]).tolist() == (b[:, None] == b[None, :]).tolist()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_row_classes_are_the_classes_of_equal_rows(seed):
+    from privpub.verify import row_classes
+
+    rng = np.random.default_rng(seed)
+    x = (rng.random((60, 6)) < rng.uniform(0.05, 0.6)).astype(np.int8)
+    x[rng.integers(0, 60, 20)] = x[rng.integers(0, 60, 20)]
+    assert _same_partition(row_classes(x), _classes_by_bytes(x))
+
+
+def test_row_classes_survive_hash_collisions(monkeypatch):
+    # every row hashes alike: the entry-by-entry check must notice and fall back
+    import privpub.verify as verify
+
+    n = 40
+    monkeypatch.setattr(verify, "_row_hashes", lambda m: (np.zeros(n, np.int64),) * 2)
+    x = (np.random.default_rng(3).random((n, 5)) < 0.3).astype(np.int8)
+    assert _same_partition(verify.row_classes(x), _classes_by_bytes(x))
+    assert len(set(verify.row_classes(x).tolist())) == len(set(map(bytes, x)))
