@@ -97,11 +97,13 @@ k-nearest-neighbour costs take ``sum_j c_j^2`` steps (``c_j`` = number of distin
 holding item ``j``); each Meyerson pass takes, per point, the number of open facilities
 sharing an item with it. A point's search is skipped when its opening is already decided by
 ``d(p, nearest other point) <= delta <= |p| + |f|`` (``f`` the open facility of least norm),
-and an open point is its own nearest facility; neither changes any decision (tested against
-a pass without shortcuts). The index of the cheapest order is kept in the disk cache, so a
-second clustering from the same generator state (the non-smooth baseline, which draws the
-smooth mechanism's streams) solves one order instead of ``n_orders``. The loops are compiled
-with numba (``nogil``, so chunks run in parallel threads).
+or when that nearest other point (the lowest index at that distance) is open, which makes it
+p's nearest facility in the final assignment too; an open point is its own nearest facility.
+None of this changes any decision (tested against a pass without shortcuts). The index of
+the cheapest order is kept in the disk cache, so a second clustering from the same generator
+state (the non-smooth baseline, which draws the smooth mechanism's streams) solves one order
+instead of ``n_orders``. The loops are compiled with numba (``nogil``, so chunks run in
+parallel threads).
 
 References
 ----------
@@ -259,11 +261,13 @@ def distinct_rows(m: sp.csr_array):
 @nb.njit(cache=True, nogil=True)
 def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
     """For every point v: sum of the distances to the k users nearest to v (v's own
-    ``weights[v]`` copies count, at distance 0), and the distance from v to the nearest
-    other point (computed where ``weights[v] < k``, else 1)."""
+    ``weights[v]`` copies count, at distance 0); the distance from v to the nearest other
+    point and the lowest index of a point at that distance (computed where
+    ``weights[v] < k``; else 1 and -1)."""
     n = norms.size
     out = np.zeros(n, np.float64)
     nearest = np.ones(n, np.int64)
+    nearest_point = np.full(n, -1, np.int64)
     cnt = np.zeros(n, np.int64)
     touched = np.empty(n, np.int64)
     keys = np.empty(n + k + 1, np.int64)
@@ -281,12 +285,17 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
                     nt += 1
                 cnt[u] += 1
         nc = 0
+        best_d = _BIG
+        best_u = -1
         for t in range(nt):
             u = touched[t]
             if u != v:
                 dist = norms[v] + norms[u] - 2 * cnt[u]
                 keys[nc] = (dist << 32) | weights[u]
                 nc += 1
+                if dist < best_d or (dist == best_d and u < best_u):
+                    best_d = dist
+                    best_u = u
         taken = 0
         for t in range(n):
             if taken >= need:
@@ -294,9 +303,16 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
             u = by_norm[t]
             if u == v or cnt[u] > 0:
                 continue
-            keys[nc] = ((norms[v] + norms[u]) << 32) | weights[u]
+            dist = norms[v] + norms[u]
+            keys[nc] = (dist << 32) | weights[u]
             nc += 1
             taken += 1
+            if dist < best_d or (dist == best_d and u < best_u):
+                best_d = dist
+                best_u = u
+        if best_u >= 0:
+            nearest[v] = best_d
+            nearest_point[v] = best_u
         for t in range(nt):
             cnt[touched[t]] = 0
         m = min(need, nc)
@@ -304,7 +320,6 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
             continue
         part = np.partition(keys[:nc], m - 1)[:m]
         part.sort()
-        nearest[v] = part[0] >> 32
         left = need
         total = 0.0
         for t in range(m):
@@ -316,7 +331,7 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
             if left == 0:
                 break
         out[v] = total
-    return out, nearest
+    return out, nearest, nearest_point
 
 
 @nb.njit(cache=True, nogil=True)
@@ -395,10 +410,12 @@ def _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists, facility, fno
 
 
 @nb.njit(cache=True, nogil=True)
-def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, col_ptr, n_cols):
+def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, nearest_point,
+              col_ptr, n_cols):
     """One pass of Meyerson's online facility location over ``order``, then every point
-    assigned to its nearest open facility (``nearest``: each point's distance to the
-    nearest other point). Returns (is_open, assign, dist, total cost)."""
+    assigned to its nearest open facility (``nearest``, ``nearest_point``: each point's
+    distance to the nearest other point and the lowest index at that distance). Returns
+    (is_open, assign, dist, total cost)."""
     n = norms.size
     fill = np.zeros(n_cols, np.int64)
     lists = np.empty(col_ptr[n_cols], np.int32)
@@ -412,14 +429,17 @@ def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, col
     for t in range(order.size):
         p = order[t]
         # p opens iff draws * f(p) < w_p * delta, and nearest[p] <= delta <= |p| + |least|
-        # (the open facility of least norm): the search for delta is skipped whenever
-        # these bounds already decide (same decisions, hence the same solution)
+        # (the open facility of least norm), with delta = nearest[p] when nearest_point[p]
+        # is open: the search for delta is skipped whenever these already decide (same
+        # decisions, hence the same solution)
         if n_open == 0:
             opens = True
         else:
             threshold = draws[t] * fcost[p]
             if threshold < weights[p] * nearest[p]:
                 opens = True
+            elif nearest_point[p] >= 0 and is_open[nearest_point[p]]:
+                opens = False
             elif threshold >= weights[p] * (norms[p] + fnorm[least]):
                 opens = False
             else:
@@ -464,9 +484,13 @@ def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, col
         if is_open[p]:
             total += fcost[p]
     for p in range(n):
+        q = nearest_point[p]
         if is_open[p]:  # its own facility, the only one at distance 0
             assign[p] = p
             dist[p] = 0
+        elif q >= 0 and is_open[q]:  # no facility is nearer, none as near has a lower index
+            assign[p] = q
+            dist[p] = nearest[p]
         else:
             d, c = _nearest_open(p, indptr, indices, norms, start, fill, lists, facility,
                                  fnorm, cnt, touched, least)
@@ -586,27 +610,32 @@ def facility_costs(points: sp.csr_array, weights: np.ndarray, k: int, alpha: flo
 
 def _costs_and_nearest(points, weights, k, alpha, *, cached=False):
     """:func:`facility_costs` and, from the same neighbour search, every point's distance
-    to the nearest other point (1 where ``weights >= k``): a lower bound on its distance
-    to any facility but itself, which lets Meyerson's pass skip searches."""
+    to the nearest other point and the lowest index of a point at that distance (1 and -1
+    where ``weights >= k``): the distance bounds below the distance to any facility but
+    the point itself, and is that distance when that neighbour is open, which lets
+    Meyerson's pass skip searches."""
+    names = ("costs", "nearest", "nearest_point")
     if cached:
         from privpub.cache import disk_cached
 
         key = {"points": _digest(points, weights), "k": int(k), "alpha": float(alpha)}
         stored = disk_cached(
             "smooth_facility_costs", key,
-            lambda: dict(zip(("costs", "nearest"),
-                             _costs_and_nearest(points, weights, k, alpha), strict=True)),
+            lambda: dict(zip(names, _costs_and_nearest(points, weights, k, alpha),
+                             strict=True)),
             module=__name__)
         return (np.asarray(stored["costs"], dtype=float),
-                np.asarray(stored["nearest"], dtype=np.int64))
+                np.asarray(stored["nearest"], dtype=np.int64),
+                np.asarray(stored["nearest_point"], dtype=np.int64))
     indptr = points.indptr.astype(np.int64)
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
     col_ptr, col_pts = _csc_points(points)
     by_norm = np.lexsort((np.arange(norms.size), norms)).astype(np.int64)
-    sums, nearest = _knn_sums(indptr, indices, norms, weights.astype(np.int64), col_ptr,
-                              col_pts, by_norm, int(k))
-    return (2.0 * alpha / (1.0 - alpha)) * sums, nearest
+    sums, nearest, nearest_point = _knn_sums(indptr, indices, norms,
+                                             weights.astype(np.int64), col_ptr, col_pts,
+                                             by_norm, int(k))
+    return (2.0 * alpha / (1.0 - alpha)) * sums, nearest, nearest_point
 
 
 def _digest(points: sp.csr_array, weights: np.ndarray) -> str:
@@ -647,7 +676,8 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
     n_cols = int(points.shape[1])
     col_ptr, _ = _csc_points(points)
     weights = weights.astype(np.int64)
-    fcost, nearest = _costs_and_nearest(points, weights, k, alpha, cached=cached)
+    fcost, nearest, nearest_point = _costs_and_nearest(points, weights, k, alpha,
+                                                       cached=cached)
     key = {"points": _digest(points, weights), "k": int(k), "alpha": float(alpha),
            "n_orders": int(n_orders), "rng": _state_digest(rng)}
     solutions = []  # the cheapest so far, or the cached cheapest order's
@@ -660,7 +690,8 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
             if only is not None and i != only:
                 continue
             is_open, assign, _, total = _meyerson(order, draws, indptr, indices, norms,
-                                                  weights, fcost, nearest, col_ptr, n_cols)
+                                                  weights, fcost, nearest, nearest_point,
+                                                  col_ptr, n_cols)
             if best is None or total < best[3]:
                 best = (i, is_open, assign, total)
         solutions.append(best)

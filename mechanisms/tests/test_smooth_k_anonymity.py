@@ -143,13 +143,16 @@ def test_facility_costs_are_exact(seed, k):
     np.testing.assert_allclose(facility_costs(points, weights, k, alpha=0.25),
                                (2 * 0.25 / 0.75) * want / 2.0)
     # the distance to the nearest other point, where a point has fewer than k copies
-    _, nearest = smk._costs_and_nearest(points, weights, k, 0.5)
+    # and the lowest index at that distance
+    _, nearest, nearest_point = smk._costs_and_nearest(points, weights, k, 0.5)
     dense = points.toarray()
     dist = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
     np.fill_diagonal(dist, dense.shape[1] + 1)
     few = weights < k
     assert few.any()
     np.testing.assert_array_equal(nearest[few], dist.min(axis=1)[few])
+    np.testing.assert_array_equal(nearest_point[few], dist.argmin(axis=1)[few])
+    assert (nearest_point[~few] == -1).all()
 
 
 def test_facility_costs_cached_on_disk_per_matrix_and_k(tmp_path, monkeypatch):
@@ -219,10 +222,10 @@ def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
     col_ptr, _ = smk._csc_points(points)
-    fcost, nearest = smk._costs_and_nearest(points, weights, 4, 0.5)
+    fcost, nearest, nearest_point = smk._costs_and_nearest(points, weights, 4, 0.5)
     is_open, assign, dist, total = smk._meyerson(
         rng.permutation(n).astype(np.int64), rng.random(n), indptr, indices, norms,
-        weights.astype(np.int64), fcost, nearest, col_ptr, points.shape[1])
+        weights.astype(np.int64), fcost, nearest, nearest_point, col_ptr, points.shape[1])
     dense = points.toarray()
     full = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
     opened = np.flatnonzero(is_open)
@@ -253,8 +256,8 @@ def _meyerson_brute(dense, order, draws, weights, fcost):
 @pytest.mark.parametrize("seed", range(16))
 def test_meyerson_equals_the_pass_without_shortcuts(seed):
     # the compiled pass skips the nearest-facility search when nearest[p] <= delta <= |p| +
-    # |least norm open| already decides; every decision, assignment and cost must stay the
-    # same
+    # |least norm open| already decides or p's nearest neighbour is open; every decision,
+    # assignment and cost must stay the same
     rng = np.random.default_rng(seed)
     x = _random_matrix(rng, int(rng.integers(20, 120)), int(rng.integers(4, 30)),
                        float(rng.choice([0.03, 0.08, 0.2, 0.5])), n_dup=int(rng.integers(0, 30)))
@@ -265,12 +268,12 @@ def test_meyerson_equals_the_pass_without_shortcuts(seed):
     indptr = points.indptr.astype(np.int64)
     col_ptr, _ = smk._csc_points(points)
     for k in (2, 3, 8, 20):
-        fcost, nearest = smk._costs_and_nearest(points, weights, k,
-                                                float(rng.choice([0.2, 0.5, 0.8])))
+        fcost, nearest, nearest_point = smk._costs_and_nearest(
+            points, weights, k, float(rng.choice([0.2, 0.5, 0.8])))
         order, draws = rng.permutation(n).astype(np.int64), rng.random(n)
         got = smk._meyerson(order, draws, indptr, points.indices.astype(np.int64),
                             np.diff(indptr), weights.astype(np.int64), fcost, nearest,
-                            col_ptr, points.shape[1])
+                            nearest_point, col_ptr, points.shape[1])
         want = _meyerson_brute(points.toarray(), order, draws, weights, fcost)
         for g, w in zip(got[:3], want[:3], strict=True):
             np.testing.assert_array_equal(g, w)
