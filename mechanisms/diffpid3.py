@@ -89,6 +89,7 @@ from privpub.dampening import (
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import exponential_mechanism, laplace_mechanism
+from privpub.pairwise import pairwise_sum
 from privpub.registry import RECORD_DP, register_mechanism
 from privpub.types import Kind, Table
 from privpub.validation import check_depth, check_epsilon, check_positive_int, check_rng
@@ -191,73 +192,6 @@ def _tables(size: int = 0):
 
 
 @njit(cache=True, nogil=True)
-def _pairwise_block(x, lo, n):  # pragma: no cover - compiled
-    """numpy's pairwise sum of ``n <= 128`` values: eight running sums, then the rest."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += x[lo + i]
-        return res
-    r0, r1, r2, r3 = x[lo], x[lo + 1], x[lo + 2], x[lo + 3]
-    r4, r5, r6, r7 = x[lo + 4], x[lo + 5], x[lo + 6], x[lo + 7]
-    i = 8
-    stop = n - n % 8
-    while i < stop:
-        r0 += x[lo + i]
-        r1 += x[lo + i + 1]
-        r2 += x[lo + i + 2]
-        r3 += x[lo + i + 3]
-        r4 += x[lo + i + 4]
-        r5 += x[lo + i + 5]
-        r6 += x[lo + i + 6]
-        r7 += x[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += x[lo + i]
-        i += 1
-    return res
-
-
-@njit(cache=True, nogil=True)
-def _pairwise_sum(x, lo, n):  # pragma: no cover - compiled
-    """``np.sum(x[lo:lo + n])`` for float64, in numpy's order (pairwise summation: blocks of
-    at most 128 values, and beyond ``sum(first n2) + sum(rest)`` with ``n2`` half of ``n``
-    rounded down to a multiple of 8). Iterative: numba's cache breaks recursive functions."""
-    if n <= 128:
-        return _pairwise_block(x, lo, n)
-    seg_lo = np.empty(64, dtype=np.int64)
-    seg_n = np.empty(64, dtype=np.int64)
-    state = np.zeros(64, dtype=np.int64)  # 0: start, 1: left half summed, 2: both
-    left = np.empty(64)
-    top, ret = 0, 0.0
-    seg_lo[0], seg_n[0] = lo, n
-    while True:
-        m = seg_n[top]
-        n2 = m // 2
-        n2 -= n2 % 8
-        if state[top] == 0 and m <= 128:
-            ret = _pairwise_block(x, seg_lo[top], m)
-            top -= 1
-        elif state[top] == 0:
-            state[top] = 1
-            seg_lo[top + 1], seg_n[top + 1], state[top + 1] = seg_lo[top], n2, 0
-            top += 1
-            continue
-        elif state[top] == 1:
-            left[top] = ret
-            state[top] = 2
-            seg_lo[top + 1], seg_n[top + 1], state[top + 1] = seg_lo[top] + n2, m - n2, 0
-            top += 1
-            continue
-        else:
-            ret = left[top] + ret
-            top -= 1
-        if top < 0:
-            return ret
-
-
-@njit(cache=True, nogil=True)
 def _cell_counts(keys, rows, attrs, n_cells):  # pragma: no cover - compiled
     """``counts[key]`` over the given rows and attributes (``keys``: one cell per record and
     attribute, see :class:`_Builder`): every candidate's contingency table at once."""
@@ -291,14 +225,14 @@ def _utilities(counts, tj, lo, vlo, size, n_classes, gini, xlogy_k):  # pragma: 
                         q += v * v
                     buf[m] = q / t - t
                     m += 1
-            u[k] = _pairwise_sum(buf, 0, m)
+            u[k] = pairwise_sum(buf, 0, m)
         else:
             for i in range(s * n_classes):
                 buf[i] = xlogy_k[counts[lo[k] + i]]
-            cells = _pairwise_sum(buf, 0, s * n_classes)
+            cells = pairwise_sum(buf, 0, s * n_classes)
             for j in range(s):
                 buf[j] = xlogy_k[tj[vlo[k] + j]]
-            u[k] = (cells - _pairwise_sum(buf, 0, s)) / _LN2
+            u[k] = (cells - pairwise_sum(buf, 0, s)) / _LN2
     return u
 
 

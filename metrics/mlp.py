@@ -82,6 +82,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from privpub.errors import PrivpubError
+from privpub.pairwise import pairwise_sum
 from privpub.validation import check_positive_int
 
 __all__ = ["MLPBinary", "fit_mlp_binary"]
@@ -158,75 +159,6 @@ def _as_csr(x) -> sp.csr_array:
     if arr.ndim != 2:
         raise PrivpubError(f"x must be 2-D, got shape {arr.shape}")
     return sp.csr_array(arr)
-
-
-@nb.njit(cache=True, nogil=True, error_model="numpy")
-def _block_sum(a, lo, n):
-    """``a[lo:lo + n].sum()`` for ``n <= 128`` in numpy's order (``pairwise_sum_DOUBLE``:
-    sequential below 8 elements, else 8 interleaved partial sums, then the rest)."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    while i < n - (n % 8):
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@nb.njit(cache=True, nogil=True, error_model="numpy")
-def _pairwise_sum(a, n):
-    """``a[:n].sum()`` in numpy's order: blocks of at most 128 elements (:func:`_block_sum`)
-    combined as numpy's recursion does (split at ``n // 2`` rounded down to a multiple of 8,
-    left + right). Written with an explicit stack: a recursive numba function compiled with
-    ``cache=True`` can segfault (numba/numba#6061), as it did here."""
-    if n <= 128:
-        return _block_sum(a, 0, n)
-    # frames (lo, length, state): state 0 = new, 1 = left half summed, 2 = both summed
-    stack_lo = np.empty(64, np.int64)
-    stack_n = np.empty(64, np.int64)
-    stack_state = np.empty(64, np.int64)
-    values = np.empty(64)
-    n_values = 0
-    top = 0
-    stack_lo[0], stack_n[0], stack_state[0] = 0, n, 0
-    while top >= 0:
-        lo, m, state = stack_lo[top], stack_n[top], stack_state[top]
-        if m <= 128:
-            values[n_values] = _block_sum(a, lo, m)
-            n_values += 1
-            top -= 1
-            continue
-        m2 = m // 2
-        m2 -= m2 % 8
-        if state == 0:  # push the left half
-            stack_state[top] = 1
-            top += 1
-            stack_lo[top], stack_n[top], stack_state[top] = lo, m2, 0
-        elif state == 1:  # left half summed: push the right half
-            stack_state[top] = 2
-            top += 1
-            stack_lo[top], stack_n[top], stack_state[top] = lo + m2, m - m2, 0
-        else:  # both summed: combine
-            n_values -= 1
-            values[n_values - 1] = values[n_values - 1] + values[n_values]
-            top -= 1
-    return values[0]
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy")
@@ -411,13 +343,13 @@ def _epoch(indptr, indices, data, binary, y, order, batch_size, lrs, w0, b0, w1,
                 e0 = d0[n_hidden - 1]
                 for p in range(row0, row1):
                     g_w0[idx[p], n_hidden - 1] += (1.0 if binary else val[p]) * e0
-        loss = -(_pairwise_sum(terms, n_b) / n_b)
+        loss = -(pairwise_sum(terms, 0, n_b) / n_b)
         values = 0.0
         values += _sum_squares(w0f)
         values += _sum_squares(w1)
         loss += (0.5 * alpha) * values / n_b
         accumulated += loss * n_b
-        g_b1[0] = _pairwise_sum(d1, n_b)
+        g_b1[0] = pairwise_sum(d1, 0, n_b)
         # ---- Adam (coefs then intercepts; the updates are elementwise)
         lr = lrs[b]
         _adam_step(w0f, g_w0f, m_w0, v_w0, lr, alpha, n_b, beta_1, beta_2, epsilon)

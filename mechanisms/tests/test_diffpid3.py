@@ -542,13 +542,6 @@ def test_tables_equal_the_scalar_formulas():
     assert np.array_equal(fa[:5000], f_add(k))
 
 
-def test_pairwise_sum_is_numpys():
-    rng = np.random.default_rng(0)
-    for n in [*range(300), 511, 1000, 4099]:
-        x = rng.random(n + 3) * 10.0 ** rng.integers(-3, 8)
-        assert dp3._pairwise_sum(x, 3, n) == np.sum(x[3:])
-
-
 @pytest.mark.parametrize("criterion", ["ig", "gini"])
 def test_compiled_utilities_equal_the_formulas(criterion):
     rng = np.random.default_rng(1)

@@ -105,17 +105,6 @@ def test_stopping_rule_is_sklearns():
     assert no_gain[-11:].all() and not no_gain[-12]
 
 
-def test_pairwise_sum_is_numpys():
-    """The batch loss and the output intercept's gradient are numpy sums of an (n, 1)
-    column: pairwise, bit for bit."""
-    from metrics.mlp import _pairwise_sum
-
-    rng = np.random.default_rng(0)
-    for n in [*range(0, 300), 1000, 4099]:
-        a = rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3, n)
-        assert _pairwise_sum(a, n) == np.sum(a.reshape(-1, 1), axis=0)[0]
-
-
 def test_non_binary_values_and_explicit_zeros():
     """Stored values other than 1 (and explicit zeros) take the general path."""
     x, y, _, _ = _problem(5, 600, 12)
