@@ -605,20 +605,22 @@ def facility_costs(points: sp.csr_array, weights: np.ndarray, k: int, alpha: flo
     cell and the non-smooth baseline on the same matrix compute them once (on dblp they are
     a quarter of a run). LSH chunks differ per run and are not cached.
     """
-    return _costs_and_nearest(points, weights, k, alpha, cached=cached)[0]
+    digest = _digest(points, weights) if cached else None
+    return _costs_and_nearest(points, weights, k, alpha, digest=digest)[0]
 
 
-def _costs_and_nearest(points, weights, k, alpha, *, cached=False):
+def _costs_and_nearest(points, weights, k, alpha, *, digest=None):
     """:func:`facility_costs` and, from the same neighbour search, every point's distance
     to the nearest other point and the lowest index of a point at that distance (1 and -1
     where ``weights >= k``): the distance bounds below the distance to any facility but
     the point itself, and is that distance when that neighbour is open, which lets
-    Meyerson's pass skip searches."""
+    Meyerson's pass skip searches. With ``digest`` (:func:`_digest` of the points and
+    weights) they are kept in the disk cache."""
     names = ("costs", "nearest", "nearest_point")
-    if cached:
+    if digest is not None:
         from privpub.cache import disk_cached
 
-        key = {"points": _digest(points, weights), "k": int(k), "alpha": float(alpha)}
+        key = {"points": digest, "k": int(k), "alpha": float(alpha)}
         stored = disk_cached(
             "smooth_facility_costs", key,
             lambda: dict(zip(names, _costs_and_nearest(points, weights, k, alpha),
@@ -676,9 +678,10 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
     n_cols = int(points.shape[1])
     col_ptr, _ = _csc_points(points)
     weights = weights.astype(np.int64)
+    digest = _digest(points, weights)
     fcost, nearest, nearest_point = _costs_and_nearest(points, weights, k, alpha,
-                                                       cached=cached)
-    key = {"points": _digest(points, weights), "k": int(k), "alpha": float(alpha),
+                                                       digest=digest if cached else None)
+    key = {"points": digest, "k": int(k), "alpha": float(alpha),
            "n_orders": int(n_orders), "rng": _state_digest(rng)}
     solutions = []  # the cheapest so far, or the cached cheapest order's
 
