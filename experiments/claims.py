@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from privpub.errors import ConfigError, PrivpubError
+from privpub.results import VERDICTS
 
 __all__ = [
     "KINDS",
@@ -73,7 +74,6 @@ __all__ = [
 
 KINDS = ("compare", "trend", "best", "value", "bound", "table")
 STATS = ("mean", "median", "std", "min", "max")
-VERDICTS = ("held", "not held", "not evaluated")
 
 _COMMON = {
     "id",

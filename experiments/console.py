@@ -27,11 +27,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from privpub.results import SCALES
+
 __all__ = ["main", "PROJECT_ROOT", "experiment_table", "reproduce_command"]
 
 #: The checkout holding run.py and conf/ (the parent of the ``experiments`` package).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SCALES = ("smoke", "small", "paper")
 
 #: Exit codes: 0 ok, 1 data missing / run failed, 2 usage or config error.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2

@@ -56,6 +56,7 @@ from functools import cached_property
 from experiments.seeding import canonical, canonical_json, stable_hash
 from privpub.errors import ConfigError, PrivpubError
 from privpub.registry import get_mechanism, get_metric, has_view
+from privpub.results import SCALES
 from privpub.validation import check_depth, check_epsilon, check_k, check_positive_int
 
 __all__ = [
@@ -86,8 +87,6 @@ _SCALE_KEYS = frozenset(
 )
 _ENTRY_KEYS = frozenset("name label key params grid".split())
 _PATCH_KEYS = frozenset("label params grid drop".split())
-
-SCALES = ("smoke", "small", "paper")
 
 #: Marks a command-line deletion (``~experiment.<key>``) in ``overrides``.
 DELETE = object()

@@ -49,6 +49,8 @@ from urllib.parse import quote, unquote
 import pandas as pd
 
 from privpub.errors import PrivpubError
+from privpub.papers import PAPERS, paper_citation
+from privpub.results import SCALES, VERDICTS
 
 __all__ = [
     "write_report",
@@ -69,18 +71,9 @@ __all__ = [
 REPORT_NAME = "report.md"
 HTML_NAME = "report.html"
 
-#: Papers in report order, with how the report names them.
-PAPERS = {
-    "qardaji2012": "Qardaji & Li, Recursive partitioning and summarization, ASIACCS 2012",
-    "epasto2022": "Epasto et al., Smooth anonymity for sparse graphs, 2022",
-    "day2016": "Day, Li & Lyu, Graph degree distribution under node DP, SIGMOD 2016",
-    "sala2011": "Sala et al., Pygmalion: DP dK-2 graph models, IMC 2011",
-    "farias2021": "Farias et al., Local dampening, PVLDB 2021",
-}
-#: Scales in report order; any other scale directory follows, sorted, then a run without scale.
-SCALES = ("paper", "small", "smoke")
-#: Verdicts, in the order they are counted and shown.
-VERDICTS = ("held", "not held", "not evaluated")
+#: Scales in report order (largest first); any other scale directory follows, sorted, then a
+#: run without scale.
+REPORT_SCALES = tuple(reversed(SCALES))
 #: Relative tolerance for flagging a table cell when no ``table`` claim states one.
 DEFAULT_TOLERANCE = 0.10
 SMOKE_WARNING = "toy data, not for conclusions"
@@ -169,8 +162,8 @@ def _natural(text: str) -> list:
 
 
 def _scale_rank(scale: str) -> tuple:
-    if scale in SCALES:
-        return (0, SCALES.index(scale), "")
+    if scale in REPORT_SCALES:
+        return (0, REPORT_SCALES.index(scale), "")
     return (1, 0, scale) if scale else (2, 0, "")
 
 
@@ -474,7 +467,7 @@ def _by_paper(experiments: list[Experiment]) -> list[tuple[str | None, list[Expe
 
 def _scales(experiments: list[Experiment]) -> list[str]:
     found = {r.scale for e in experiments for r in e.runs}
-    return sorted(found | set(SCALES), key=_scale_rank)
+    return sorted(found | set(REPORT_SCALES), key=_scale_rank)
 
 
 # --------------------------------------------------------------------------------------
@@ -763,7 +756,8 @@ def _md_overview(experiments: list[Experiment], scales: list[str]) -> list[str]:
     if not experiments:
         return out + ["_No experiment directories found._", ""]
     for paper, exps in _by_paper(experiments):
-        name = f"{paper}: {PAPERS[paper]}" if paper in PAPERS else (paper or "other experiments")
+        name = f"{paper}: {paper_citation(paper)}" if paper in PAPERS else (
+            paper or "other experiments")
         out += [f"### {name}", ""]
         head = ["experiment", "title", "scales"] + [f"claims at {_scale_label(s)}" for s in scales]
         out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -1143,7 +1137,7 @@ def _html_overview(experiments: list[Experiment], scales: list[str]) -> list[str
     )
     for paper, exps in _by_paper(experiments):
         name = _e(paper or "other experiments")
-        desc = f' <span class="muted">{_e(PAPERS[paper])}</span>' if paper in PAPERS else ""
+        desc = f' <span class="muted">{_e(paper_citation(paper))}</span>' if paper in PAPERS else ""
         out.append(f'<tr class="paper"><th colspan="{len(head)}">{name}{desc}</th></tr>')
         for exp in exps:
             by_scale = {r.scale: r for r in exp.runs}
@@ -1456,7 +1450,8 @@ def render_html(
     for paper, exps in _by_paper(experiments):
         heading = _e(paper or "Other experiments")
         if paper in PAPERS:
-            heading += f' <span class="muted" style="font-weight:400">{_e(PAPERS[paper])}</span>'
+            heading += (f' <span class="muted" style="font-weight:400">'
+                        f'{_e(paper_citation(paper))}</span>')
         main.append(f'<section id="{_anchor("paper", paper or "other")}"><h2>{heading}</h2>')
         main += _html_deviations(paper, exps)
         for exp in exps:

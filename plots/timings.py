@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["write_timings", "timing_rows"]
+from privpub.results import SCALES
 
-_SCALES = ("smoke", "small", "paper")
+__all__ = ["write_timings", "timing_rows"]
 
 
 def timing_rows(results_dir: Path) -> list[dict]:
@@ -27,7 +27,7 @@ def timing_rows(results_dir: Path) -> list[dict]:
         if not isinstance(meta, dict) or meta.get("variant"):
             continue
         rows.append(meta)
-    order = {s: i for i, s in enumerate(_SCALES)}
+    order = {s: i for i, s in enumerate(SCALES)}
     return sorted(rows, key=lambda m: (str(m.get("paper")), str(m.get("experiment")),
                                        order.get(m.get("scale"), 9)))
 

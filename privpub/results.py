@@ -7,7 +7,22 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["COLUMN_ORDER", "RELEASE_METRIC", "TASK_KEY", "encode_vector", "decode_vector"]
+__all__ = [
+    "COLUMN_ORDER",
+    "RELEASE_METRIC",
+    "SCALES",
+    "TASK_KEY",
+    "VERDICTS",
+    "encode_vector",
+    "decode_vector",
+]
+
+#: The scales an experiment runs at, smallest first: ``smoke`` (seconds, synthetic data, what
+#: the tests run), ``small`` (minutes) and ``paper`` (the paper's datasets and repetitions).
+SCALES = ("smoke", "small", "paper")
+
+#: A claim's verdicts, in the order they are counted and shown.
+VERDICTS = ("held", "not held", "not evaluated")
 
 #: The columns naming one task (one repetition of one cell under one base seed).
 TASK_KEY = ("cell", "base_seed", "rep")

@@ -1,0 +1,114 @@
+"""The seed papers: one definition of their keys, their order and how they are cited.
+
+Every part of privpub that names a paper (the report's sections, the registry's ``paper=``,
+``privpub list`` and ``show``, the leaderboard's citations) reads it from :data:`PAPERS`, in
+the order the report shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Paper", "PAPERS", "paper_citation"]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper privpub reproduces.
+
+    Attributes
+    ----------
+    key : str
+        The key used everywhere (experiment files ``conf/experiment/<key>_*.yaml``, the
+        registry's ``paper=``, result rows).
+    citation : str
+        How the report names it in one line.
+    bibtex : str
+        A BibTeX entry.
+    text : str
+        The file of its text under ``../shared/papers/``.
+    """
+
+    key: str
+    citation: str
+    bibtex: str
+    text: str
+
+
+_PAPERS = (
+    Paper(
+        "qardaji2012",
+        "Qardaji & Li, Recursive partitioning and summarization, ASIACCS 2012",
+        "@inproceedings{qardaji2012,\n"
+        "  author    = {Wahbeh Qardaji and Ninghui Li},\n"
+        "  title     = {Recursive Partitioning and Summarization: A Practical Framework for\n"
+        "               Differentially Private Data Publishing},\n"
+        "  booktitle = {Proceedings of the 7th ACM Symposium on Information, Computer and\n"
+        "               Communications Security (ASIACCS)},\n"
+        "  year      = {2012}\n"
+        "}",
+        "qardaji2012_rps.md",
+    ),
+    Paper(
+        "epasto2022",
+        "Epasto et al., Smooth anonymity for sparse graphs, 2022",
+        "@misc{epasto2022,\n"
+        "  author        = {Alessandro Epasto and Hossein Esfandiari and Vahab Mirrokni and\n"
+        "                   Andr{\\'e}s Mu{\\~n}oz Medina},\n"
+        "  title         = {Smooth Anonymity for Sparse Graphs},\n"
+        "  year          = {2022},\n"
+        "  eprint        = {2207.06358},\n"
+        "  archivePrefix = {arXiv}\n"
+        "}",
+        "epasto2022_smooth_k_anonymity.md",
+    ),
+    Paper(
+        "day2016",
+        "Day, Li & Lyu, Graph degree distribution under node DP, SIGMOD 2016",
+        "@inproceedings{day2016,\n"
+        "  author    = {Wei-Yen Day and Ninghui Li and Min Lyu},\n"
+        "  title     = {Publishing Graph Degree Distribution with Node Differential Privacy},\n"
+        "  booktitle = {Proceedings of the 2016 International Conference on Management of\n"
+        "               Data (SIGMOD)},\n"
+        "  year      = {2016}\n"
+        "}",
+        "day2016_node_dp_degree.md",
+    ),
+    Paper(
+        "sala2011",
+        "Sala et al., Pygmalion: DP dK-2 graph models, IMC 2011",
+        "@inproceedings{sala2011,\n"
+        "  author    = {Alessandra Sala and Xiaohan Zhao and Christo Wilson and Haitao Zheng\n"
+        "               and Ben Y. Zhao},\n"
+        "  title     = {Sharing Graphs using Differentially Private Graph Models},\n"
+        "  booktitle = {Proceedings of the 2011 ACM SIGCOMM Internet Measurement Conference\n"
+        "               (IMC)},\n"
+        "  year      = {2011}\n"
+        "}",
+        "sala2011_pygmalion.md",
+    ),
+    Paper(
+        "farias2021",
+        "Farias et al., Local dampening, PVLDB 2021",
+        "@article{farias2021,\n"
+        "  author  = {Victor A. E. Farias and Felipe T. Brito and Cheryl Flynn and\n"
+        "             Javam C. Machado and Subhabrata Majumdar and Divesh Srivastava},\n"
+        "  title   = {Local Dampening: Differential Privacy for Non-numeric Queries via\n"
+        "             Local Sensitivity},\n"
+        "  journal = {Proceedings of the VLDB Endowment},\n"
+        "  volume  = {14},\n"
+        "  number  = {4},\n"
+        "  year    = {2021}\n"
+        "}",
+        "farias2021_local_dampening.md",
+    ),
+)
+
+#: The seed papers by key, in report order.
+PAPERS: dict[str, Paper] = {p.key: p for p in _PAPERS}
+
+
+def paper_citation(key: str | None) -> str:
+    """The one-line citation of ``key``; the key itself for a paper privpub does not know."""
+    paper = PAPERS.get(key or "")
+    return paper.citation if paper else (key or "")
