@@ -101,11 +101,13 @@ def compare_store(before: Path, after: Path) -> dict:
             "values": int((a.index.get_level_values("metric") != "release").sum())}
 
 
-def compare_claims(before: Path, after: Path) -> list[str]:
-    """Claims whose verdict, numbers or text differ (``claims.json`` under both dirs)."""
+def compare_claims(before: Path, after: Path, names) -> list[str]:
+    """Claims whose verdict, numbers or text differ (``claims.json`` under both dirs), for
+    the stores ``names`` (``"<experiment>/<scale>"``)."""
     out = []
     for path in sorted(before.rglob("claims.json")):
-        if ".hydra" in path.parts:
+        rel = path.relative_to(before).parts
+        if ".hydra" in rel or "/".join(rel[:2]) not in names:
             continue
         twin = after / path.relative_to(before)
         if not twin.is_file():
@@ -121,13 +123,22 @@ def main(argv=None) -> int:
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--common", action="store_true",
+                        help="compare only the stores (and claims files) both directories have")
+    parser.add_argument("--scale", help="compare only this scale (smoke, small, paper)")
     args = parser.parse_args(argv)
     left, right = stores(args.before), stores(args.after)
+    if args.scale:
+        left = {k: v for k, v in left.items() if k.endswith(f"/{args.scale}")}
+        right = {k: v for k, v in right.items() if k.endswith(f"/{args.scale}")}
+    if args.common:
+        left = {k: v for k, v in left.items() if k in right}
+        right = {k: v for k, v in right.items() if k in left}
     report = {"stores": {}, "missing_after": sorted(set(left) - set(right)),
               "missing_before": sorted(set(right) - set(left))}
     for name in sorted(set(left) & set(right)):
         report["stores"][name] = compare_store(left[name], right[name])
-    report["claims"] = compare_claims(args.before, args.after)
+    report["claims"] = compare_claims(args.before, args.after, set(left))
     same = not (report["missing_after"] or report["missing_before"] or report["claims"]) and all(
         not (s["only_before"] or s["only_after"] or s["differences"])
         for s in report["stores"].values()
@@ -151,7 +162,8 @@ def main(argv=None) -> int:
         for line in report["claims"]:
             print(f"claims {line}")
         n_values = sum(s["values"] for s in report["stores"].values())
-        n_claims = sum(1 for p in args.before.rglob("claims.json") if ".hydra" not in p.parts)
+        n_claims = sum(1 for p in args.before.rglob("claims.json")
+                       if "/".join(p.relative_to(args.before).parts[:2]) in left)
         print(f"{len(report['stores'])} stores, {n_values} metric values, {n_claims} claims files: "
               + ("identical" if same else "DIFFERENT"))
     return 0 if same else 1
