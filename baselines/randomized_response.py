@@ -238,12 +238,19 @@ def randomized_response(
     max_output_entries = check_positive_int(max_output_entries, "max_output_entries")
     rng = check_rng(rng)
     m = _check_matrix(matrix)
-    # Per-entry budget and the number of entries one neighbouring step can change.
+    # the number of entries one neighbouring step can change
     entries_per_step = 1 if unit == "edge" else max(int(m.shape[1]), 1)
-    eps_entry = epsilon / entries_per_step
-    q = flip_probability(eps_entry)
+    q = flip_probability(epsilon / entries_per_step)
     _check_output_size(m, q, epsilon=epsilon, unit=unit, max_output_entries=max_output_entries)
-    ledger = ensure_ledger(ledger, epsilon)
+    _spend(ensure_ledger(ledger, epsilon), epsilon, unit, entries_per_step, q)
+    return _flip_entries(m, q, rng)
+
+
+def _spend(ledger: PrivacyLedger, epsilon: float, unit: str, entries_per_step: int,
+           q: float) -> None:
+    """Spend all of ``epsilon`` in one entry, recording the per-entry budget, the flip
+    probability ``q`` and the sensitivity (entries one neighbouring step can change)."""
+    eps_entry = epsilon / entries_per_step
     ledger.spend(
         epsilon,
         label=f"randomized response ({unit} unit, per-entry epsilon {eps_entry:.6g}, "
@@ -251,7 +258,6 @@ def randomized_response(
         sensitivity=float(entries_per_step),
         primitive="randomized_response",
     )
-    return _flip_entries(m, q, rng)
 
 
 def _check_output_size(m: sp.csr_array, q: float, *, epsilon: float, unit: str,
