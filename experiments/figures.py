@@ -107,7 +107,8 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         return None
     references = {}
     for ref in plot.get("references") or []:  # e.g. the majority vote of qardaji2012 Fig. 3
-        level = frame[(frame["metric"] == ref["metric"]) & (frame["label"] == ref["label"])]
+        level = select_rows(frame, {"metric": ref["metric"], "label": ref["label"]},
+                            empty="drop")
         if not level.empty:
             references[str(ref.get("name") or ref["label"])] = float(level["value"].mean())
     rows = select_rows(rows, plot.get("where"), empty="keep")
