@@ -286,10 +286,9 @@ def rps_table(table: Table, *, epsilon: float, depth: int = 10,
     Release
         ``value``: a Table with the input's schema (class attribute included), one row
         per generated tuple, in random order. ``info``: ``leaves``, ``rows`` (released),
-        ``max_depth`` and, with a class attribute, ``purity``: the fraction of the
-        *original* rows in the majority class of their leaf region (Sec 4.1, Fig 2), which
-        reads the original data: a non-private evaluation diagnostic, never part of the
-        release.
+        ``max_depth`` and, with a class attribute, ``purity`` (Sec 4.1, Fig 2: read from
+        the original data, a non-private diagnostic, never part of the release;
+        docs/design.md).
 
     Raises
     ------
