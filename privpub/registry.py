@@ -98,6 +98,10 @@ class MechanismInfo:
         repetition and base seed), for a baseline that only post-processes that mechanism's
         randomised step: epasto2022's non-smooth baseline releases the smooth algorithm's
         own clusters. None: its own streams.
+    source : str or None
+        The part of the paper it implements, e.g. ``"Sec 4.2, Algorithm 2"`` (``privpub
+        show`` prints it; without it, the first section, algorithm or equation its
+        docstring cites).
     """
 
     name: str
@@ -110,6 +114,7 @@ class MechanismInfo:
     caveat: str | Callable[[dict], str | None] | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     seeds_of: str | None = None
+    source: str | None = None
 
     def caveat_for(self, params: dict) -> str | None:
         """The caveat of a call with ``params`` (defaults filled in for missing ones)."""
@@ -169,6 +174,7 @@ def register_mechanism(
     role: str = "mechanism",
     caveat: str | Callable[[dict], str | None] | None = None,
     seeds_of: str | None = None,
+    source: str | None = None,
 ):
     """Decorator registering a mechanism/baseline function under ``name`` (the arguments
     are :class:`MechanismInfo`'s)."""
@@ -189,7 +195,8 @@ def register_mechanism(
         if name in _MECHANISMS and _MECHANISMS[name].func is not func:
             raise ConfigError(f"mechanism name {name!r} registered twice")
         _MECHANISMS[name] = MechanismInfo(
-            name, func, input_kind, output_kind, privacy, paper, role, caveat, params, seeds_of
+            name, func, input_kind, output_kind, privacy, paper, role, caveat, params, seeds_of,
+            source,
         )
         return func
 
