@@ -56,7 +56,7 @@ import time
 
 import numpy as np
 
-from mechanisms.pygmalion import ldrc, synthesize
+from mechanisms.drc import ldrc
 from metrics.applications import IC_PROBABILITY, MC_RUNS, degree_discount_seeds, spread
 from metrics.graph_structure import (
     APL_SOURCES,
@@ -65,7 +65,7 @@ from metrics.graph_structure import (
     path_statistics,
 )
 from privpub.data import load_dataset
-from privpub.dk import generate_graph, joint_degree
+from privpub.dk import generate_graph, joint_degree, synthesize
 from privpub.errors import DataError
 
 TARGETS = {"as_caida": 30.0, "web_notredame": 600.0}

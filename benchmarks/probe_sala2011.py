@@ -239,7 +239,7 @@ def honest_cells(graph: Graph, *, epsilons=(5, 10, 100), seed: int = 0) -> list[
     the published cells and the share of the released edge count on equal-degree cells
     (``low == high``) and on cells whose degrees are within a factor 2; first row: the
     original's dK-2 series."""
-    from mechanisms.pygmalion import drc_honest
+    from mechanisms.drc import drc_honest
     from privpub.dk import joint_degree
 
     def shares(jd) -> dict:

@@ -115,7 +115,10 @@ class ResultStore:
         last = frame.groupby(list(TASK_KEY), dropna=False)["written_at"].transform("max")
         frame = frame[frame["written_at"] == last]
         frame = frame.drop_duplicates([*TASK_KEY, "metric"], keep="last")
-        return _ordered(frame.sort_values("written_at", kind="stable")).reset_index(drop=True)
+        # one order whatever order the tasks finished in, so that every sum over the rows
+        # (a mean, a claim's number) is the same to the last bit for any n_jobs
+        frame = frame.sort_values([*TASK_KEY, "metric"], kind="stable", na_position="first")
+        return _ordered(frame).reset_index(drop=True)
 
     def tasks(self, metrics) -> dict[tuple[str, int, int], str | None]:
         """``(cell, base_seed, rep) -> code_hash`` of every task whose latest attempt is

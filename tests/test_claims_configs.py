@@ -1,4 +1,4 @@
-"""Every experiment's ``claims:`` parse (``experiments/claims.py``), name series that the
+"""Every experiment's ``claims:`` parse (``experiments/claims/``), name series that the
 experiment draws and columns its mechanisms have: a typo in any YAML fails CI."""
 
 from __future__ import annotations

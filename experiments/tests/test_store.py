@@ -34,6 +34,19 @@ def test_latest_attempt_of_a_task_wins_entirely(tmp_path):
     assert ("b", 0, 0) not in store.tasks(["m"])
 
 
+def test_rows_load_in_one_order_whatever_order_tasks_finished_in(tmp_path):
+    finished = {("b", 1): 1, ("a", 0): 2, ("b", 0): 3, ("a", 1): 4}  # task -> written_at
+    rows = [_row(c, r, m, float(i), t=finished[c, r]) for i, (c, r, m) in enumerate(
+        [("b", 1, "y"), ("a", 0, "x"), ("b", 0, "x"), ("a", 0, "w"), ("a", 1, "x")])]
+    first, second = ResultStore(tmp_path / "1"), ResultStore(tmp_path / "2")
+    first.write(rows)
+    second.write([{**r, "written_at": 10 - r["written_at"]} for r in reversed(rows)])
+    ordered = [("a", 0, "w"), ("a", 0, "x"), ("a", 1, "x"), ("b", 0, "x"), ("b", 1, "y")]
+    for store in (first, second):
+        frame = store.load()
+        assert list(zip(frame["cell"], frame["rep"], frame["metric"], strict=True)) == ordered
+
+
 def test_tasks_are_keyed_by_base_seed_and_skips_count_as_done(tmp_path):
     store = ResultStore(tmp_path)
     store.write([_row("a", 0, "m", 1.0, seed=0), _row("a", 0, "m", 5.0, seed=1, code="c2")])
