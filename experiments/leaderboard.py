@@ -330,3 +330,60 @@ def _fits(task: Task, name: str) -> bool:
     except ConfigError:
         return False
     return True
+
+
+# ----------------------------------------------------------------------------- command line
+def add_leaderboard_parser(sub) -> None:
+    """``privpub leaderboard``'s arguments (:mod:`experiments.console`)."""
+    lb = sub.add_parser("leaderboard", help="run what is missing of each task's leaderboard "
+                        "and write <results-dir>/leaderboard/ (index.html, one page per task, "
+                        "leaderboard.csv)")
+    lb.add_argument("tasks", nargs="*", metavar="TASK",
+                    help=f"task ids (default: all): {', '.join(task_names())}")
+    lb.add_argument("--scale", choices=SCALES, default="small", help="default: small")
+    lb.add_argument("--add", nargs="+", default=[], metavar="NAME",
+                    help="mechanisms that must be ranked (an error if one fits no task)")
+    lb.add_argument("--plugins", nargs="+", default=[], metavar="MODULE",
+                    help="modules registering your own mechanisms (e.g. mylab.mech)")
+    lb.add_argument("--results-dir", default="results", help="default: results")
+    lb.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (default: 1)")
+    lb.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
+    lb.add_argument("--data-dir", help="real datasets (default: $PRIVPUB_DATA_DIR)")
+
+
+def closing_lines(result: dict) -> list[str]:
+    """What ``privpub leaderboard`` prints at its end: each task's leaders at its headline
+    parameter, the claims' verdicts with their numbers and where the pages are."""
+    lines = []
+    for task, tops in result["tops"].items():
+        lines.append(f"{task}:")
+        for t in tops:
+            best = "; ".join(f"{i + 1}. {s} {v:.4g}" for i, (s, v) in enumerate(t["top"]))
+            where = f"{t['dataset']}{' ' + t['setting'] if t['setting'] else ''}"
+            lines.append(f"  [{t['notion']}] {where} at {t['axis']}={t['at']}: {best}")
+        for c in result["claims"].get(task, []):
+            lines.append(f"  claim {c['id']}: {c['verdict']} - {c['summary']}")
+    lines.append(f"leaderboard: {result['index']} (csv: {result['csv']}, "
+                 f"{result['seconds']:.0f} s)")
+    return lines
+
+
+def cmd_leaderboard(args, out) -> int:
+    """``privpub leaderboard``: exit 0 done, 1 some tasks failed, 2 a config or data error."""
+    import os
+    import sys
+
+    from privpub.errors import PrivpubError
+
+    data_dir = args.data_dir or os.environ.get("PRIVPUB_DATA_DIR")
+    try:
+        result = run_leaderboard(args.tasks, scale=args.scale, add=args.add,
+                                 plugins=args.plugins, results_dir=args.results_dir,
+                                 n_jobs=args.n_jobs, seed=args.seed, data_dir=data_dir,
+                                 echo=lambda line: print(line, file=out))
+    except PrivpubError as exc:
+        print(f"privpub leaderboard: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    for line in closing_lines(result):
+        print(line, file=out)
+    return 1 if any(s.failed for s in result["summaries"]) else 0
