@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from privpub.errors import ConfigError
-from privpub.registry import NO_PRIVACY, get_metric, import_plugins, mechanisms
+from privpub.registry import get_metric, import_plugins, mechanisms
 from privpub.results import SCALES
 
 __all__ = [

@@ -4,7 +4,6 @@ import math
 import shutil
 import subprocess
 
-import pandas as pd
 import pytest
 
 from experiments.store import ResultStore
@@ -93,8 +92,8 @@ def test_rank_aggregate_hand_computed(constructed_store):
 
 def test_notions_are_never_ranked_together(constructed_store):
     board, stats = _stats(constructed_store)
-    for (notion, dataset), group in stats.groupby(["notion", "dataset"]):
-        assert sorted(group["rank"]) == sorted(range(1, len(group) + 1)) or notion == "node-DP"
+    for _, group in stats.groupby(["notion", "dataset"]):  # each notion ranked on its own
+        assert group["rank"].min() == 1 and group["rank"].max() <= len(group)
     # the edge-DP method beats every node-DP one, yet ranks only among edge-DP rows
     edge = stats[stats["series"] == "E"]
     assert set(edge["notion"]) == {"edge-DP"} and set(edge["rank"]) == {1}
