@@ -63,7 +63,7 @@ def page(title: str, body: str) -> str:
     )
 
 
-def cd_svg(avg_rank: dict, cd: float, *, width: int = 760) -> str:
+def cd_svg(avg_rank: dict, cd: float, *, axis_width: int = 420) -> str:
     """A critical-difference diagram (Demšar 2006, Fig. 1) as inline SVG: the average-rank
     axis, each series at its average rank, the CD bar, and thick bars joining series whose
     average ranks differ by less than the CD (not significantly different)."""
@@ -71,7 +71,9 @@ def cd_svg(avg_rank: dict, cd: float, *, width: int = 760) -> str:
         return ""
     names = sorted(avg_rank, key=lambda s: (avg_rank[s], s))
     k = max(len(names), 2)
-    left, right, top = 230, width - 230, 40
+    margin = min(420, 7 * max(len(n) for n in names) + 70)  # room for the labels
+    left, right, top = margin, margin + axis_width, 40
+    width = right + margin
     span = right - left
 
     def xpos(r):
@@ -189,17 +191,19 @@ def _aggregate_html(agg: dict) -> str:
     ftext = (f"Friedman χ² = {fmt(fried[0], 3)}, p = {fmt(fried[1], 2)}" if fried
              else "Friedman test: needs 3 series and 2 blocks")
     rows = "".join(
-        f"<tr><td class=l>{esc(s)}</td><td>{agg['avg_rank'][s]:.2f}</td>"
+        f"<tr><td>{i + 1}</td><td class=l>{esc(s)}</td><td>{agg['avg_rank'][s]:.2f}</td>"
         + "".join(f"<td>{fmt(agg['wins'][s].get(o), 2) if o != s else '–'}</td>"
-                  for o in agg["series"]) + "</tr>" for s in agg["series"])
-    head = "".join(f"<th>vs {esc(o)}</th>" for o in agg["series"])
+                  for o in agg["series"]) + "</tr>" for i, s in enumerate(agg["series"]))
+    head = "".join(f"<th title=\"{esc(o)}\">vs {i + 1}</th>"
+                   for i, o in enumerate(agg["series"]))
     dropped = (f"<p class=muted>Left out of the aggregate (in fewer than half of the blocks): "
                f"{esc(', '.join(agg['dropped']))}</p>" if agg["dropped"] else "")
     return (f"<p>Over {agg['n_blocks']} blocks (dataset × parameter × setting). {ftext}; "
             f"Nemenyi critical difference (α = 0.05): {fmt(agg['cd'], 3)}. Win rate: the "
             "fraction of blocks where the row's mean beats the column's.</p>"
             f"{cd_svg(agg['avg_rank'], agg['cd'])}"
-            f"<table><tr><th class=l>series</th><th>average rank</th>{head}</tr>{rows}</table>"
+            f"<table><tr><th>#</th><th class=l>series</th><th>average rank</th>{head}</tr>"
+            f"{rows}</table>"
             f"{dropped}")
 
 
