@@ -26,6 +26,32 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def estimate(results_dir: Path, measured: str = "small", target: str = "paper") -> None:
+    """Print each task's estimated work at ``target`` scale: its tasks per mechanism there
+    times that mechanism's mean measured seconds per task at ``measured`` scale on its
+    largest (slowest) dataset there. The paper's graphs are larger than the small scale's,
+    so for size-dependent mechanisms this is a lower bound."""
+    from experiments.leaderboard import STORE_PREFIX, compile_task, load_task, task_names
+    from experiments.store import ResultStore
+
+    print(f"\n| task | tasks at {target} | estimated work | on 2 cores |\n|---|---|---|---|")
+    for name in task_names():
+        store = results_dir / f"{STORE_PREFIX}{name}" / measured / "store"
+        frame = ResultStore(store).load()
+        if frame.empty:
+            continue
+        tasks = frame.drop_duplicates(["cell", "rep"])
+        per = tasks.groupby(["mechanism", "dataset"])["task_seconds"].mean()
+        slowest = per.groupby(level=0).max()
+        counts: dict[str, int] = {}
+        for spec in compile_task(load_task(name), target):
+            for cell in spec.cells:
+                counts[cell.mechanism] = counts.get(cell.mechanism, 0) + spec.repetitions
+        work = sum(n * float(slowest.get(m, slowest.mean())) for m, n in counts.items())
+        print(f"| {name} | {sum(counts.values()):,} | {work / 60:.0f} min "
+              f"| {work / 120:.0f} min |")
+
+
 def main(argv=None) -> None:
     from experiments.leaderboard import run_leaderboard, task_names
 
@@ -34,7 +60,12 @@ def main(argv=None) -> None:
     parser.add_argument("--scale", default="small")
     parser.add_argument("--results-dir", required=True, type=Path)
     parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--estimate-only", action="store_true",
+                        help="only estimate the paper scale from the stored --scale run")
     args = parser.parse_args(argv)
+    if args.estimate_only:
+        estimate(args.results_dir, args.scale)
+        return
     if args.results_dir.exists() and any(args.results_dir.iterdir()):
         sys.exit(f"{args.results_dir} is not empty: a stored task would be reused, not timed")
     rows = []
@@ -52,6 +83,7 @@ def main(argv=None) -> None:
         print(f"| {task} | {work} | {wall / 60:.1f} min | {cpu / 60:.1f} min |")
     print(f"| all | {sum(r[1] for r in rows)} | {(time.perf_counter() - t_all) / 60:.1f} min "
           f"| {(_cpu() - c_all) / 60:.1f} min |")
+    estimate(args.results_dir, args.scale)
 
 
 if __name__ == "__main__":

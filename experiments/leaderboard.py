@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from privpub.errors import ConfigError
-from privpub.registry import get_metric, import_plugins, mechanisms
+from privpub.registry import get_mechanism, get_metric, import_plugins, mechanisms
 from privpub.results import SCALES
 
 __all__ = [
@@ -171,6 +171,7 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
         else:
             left_out[name] = reason
     for name in add:
+        get_mechanism(name)  # an unknown name fails naming the closest ones
         if name not in ranked:
             why = left_out.get(name, f"its input is not {task.input_kind}")
             raise ConfigError(f"--add {name}: it does not fit task {task.name!r}: {why}")

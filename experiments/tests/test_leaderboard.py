@@ -176,3 +176,11 @@ def test_task_file_errors_are_config_errors(tmp_path, monkeypatch):
     monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
     with pytest.raises(ConfigError, match="must take every output kind"):
         load_task("bad")
+
+
+def test_unknown_add_name_exits_2_before_running(tmp_path, capsys):
+    code = main(["leaderboard", "--scale", "smoke", "--add", "outside_laplace_sequenc",
+                 "--results-dir", str(tmp_path)], out=io.StringIO())
+    assert code == 2
+    assert "unknown mechanism" in capsys.readouterr().err
+    assert not any(tmp_path.glob(f"{STORE_PREFIX}*"))
