@@ -117,6 +117,18 @@ def _index(boards: list[dict], tops: dict) -> str:
     return page("privpub leaderboards", "\n".join(parts))
 
 
+def _stored_caveats(board: dict) -> None:
+    """Each ranked mechanism's caveat as its stored rows carry it (a caveat that depends on
+    the parameters is evaluated per row by the runner); the registry's text otherwise."""
+    frame = board.get("frame")
+    if frame is None or frame.empty or "caveat" not in frame:
+        return
+    for mechanism, rows in frame.groupby("mechanism"):
+        if mechanism in board["methods"]:
+            texts = sorted({str(t) for t in rows["caveat"].dropna() if str(t)})
+            board["methods"][mechanism]["caveat"] = "; ".join(texts) or None
+
+
 def write_leaderboard(boards: list[dict], out_dir, *, results_dir=None) -> dict:
     """Write the pages and the CSV of ``boards`` (each a task description with its stored
     ``frame`` and judged ``claims``) into ``out_dir``; return their paths and each task's
@@ -127,6 +139,7 @@ def write_leaderboard(boards: list[dict], out_dir, *, results_dir=None) -> dict:
     bibtex = _bibtex()
     csvs, tops = [], {}
     for board in boards:
+        _stored_caveats(board)
         stats = cell_stats(tidy_rows(board.get("frame"), board), board)
         higher = board["higher_is_better"][board["metric"]]
         notions = sorted(set(stats["notion"])) if not stats.empty else []
