@@ -34,22 +34,26 @@ def estimate(results_dir: Path, measured: str = "small", target: str = "paper") 
     from experiments.leaderboard import STORE_PREFIX, compile_task, load_task, task_names
     from experiments.store import ResultStore
 
-    print(f"\n| task | tasks at {target} | estimated work | on 2 cores |\n|---|---|---|---|")
+    print(f"\n| task | tasks at {target} | estimated work (wall per task) | on 2 cores "
+          "| from CPU per task | on 2 cores |\n|---|---|---|---|---|---|")
     for name in task_names():
         store = results_dir / f"{STORE_PREFIX}{name}" / measured / "store"
         frame = ResultStore(store).load()
         if frame.empty:
             continue
         tasks = frame.drop_duplicates(["cell", "rep"])
-        per = tasks.groupby(["mechanism", "dataset"])["task_seconds"].mean()
-        slowest = per.groupby(level=0).max()
         counts: dict[str, int] = {}
         for spec in compile_task(load_task(name), target):
             for cell in spec.cells:
                 counts[cell.mechanism] = counts.get(cell.mechanism, 0) + spec.repetitions
-        work = sum(n * float(slowest.get(m, slowest.mean())) for m, n in counts.items())
-        print(f"| {name} | {sum(counts.values()):,} | {work / 60:.0f} min "
-              f"| {work / 120:.0f} min |")
+        works = []
+        for column in ("task_seconds", "cpu_seconds"):
+            per = tasks.groupby(["mechanism", "dataset"])[column].mean()
+            slowest = per.groupby(level=0).max()
+            works.append(sum(n * float(slowest.get(m, slowest.mean()))
+                             for m, n in counts.items()))
+        print(f"| {name} | {sum(counts.values()):,} | {works[0] / 60:.0f} min "
+              f"| {works[0] / 120:.0f} min | {works[1] / 60:.0f} min | {works[1] / 120:.0f} min |")
 
 
 def main(argv=None) -> None:

@@ -187,6 +187,9 @@ def _group_table(stats: pd.DataFrame, caveats: dict) -> str:
 def _aggregate_html(agg: dict) -> str:
     if not agg["series"]:
         return "<p class=muted>No block holds every series: no aggregate.</p>"
+    if len(agg["series"]) == 1:
+        return (f"<p class=muted>One series ({esc(agg['series'][0])}): nothing to rank it "
+                "against under this notion.</p>")
     fried = agg["friedman"]
     ftext = (f"Friedman χ² = {fmt(fried[0], 3)}, p = {fmt(fried[1], 2)}" if fried
              else "Friedman test: needs 3 series and 2 blocks")
