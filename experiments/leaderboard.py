@@ -45,7 +45,7 @@ STORE_PREFIX = "_leaderboard_"
 
 _TASK_KEYS = frozenset(
     "name title input_kind output_kinds notions metric secondary settings headline exclude "
-    "mechanisms datasets grid repetitions scales claims".split()
+    "mechanisms datasets grid repetitions scales claims notes".split()
 )
 _MECHANISM_KEYS = frozenset("params grid tuned_in_hindsight rule reference label".split())
 _SCALE_KEYS = frozenset("datasets grid repetitions mechanisms".split())
@@ -70,6 +70,7 @@ class Task:
     base: dict  # datasets, grid, repetitions (the paper scale)
     scales: dict
     claims: list[dict] = field(default_factory=list)
+    notes: str = ""
 
     @property
     def metrics(self) -> list[str]:
@@ -130,6 +131,7 @@ def load_task(name: str) -> Task:
         base={"datasets": raw["datasets"], "grid": raw["grid"],
               "repetitions": raw.get("repetitions", 1)},
         scales=dict(raw.get("scales") or {}), claims=list(raw.get("claims") or []),
+        notes=str(raw.get("notes") or ""),
     )
     for metric in task.metrics:
         get_metric(metric)  # an unknown metric fails here, naming the known ones
@@ -245,7 +247,7 @@ def board_of(task: Task, scale: str, add=()) -> dict:
         "notions": task.notions, "metric": task.metric, "secondary": task.secondary,
         "higher_is_better": {m: get_metric(m).higher_is_better for m in task.metrics},
         "settings": task.settings, "headline": task.headline, "methods": methods,
-        "left_out": left_out,
+        "left_out": left_out, "notes": task.notes,
     }
 
 

@@ -224,7 +224,8 @@ def task_page(board: dict, stats: pd.DataFrame, aggregates: dict, costs: dict, a
              f"{'; also ' + esc(', '.join(board['secondary'])) if board['secondary'] else ''}. "
              "Each cell: mean ± half-width of the 95% CI over repetitions, and the rank "
              "within its column. Rows of different privacy notions are never ranked "
-             "together: each notion has its own tables.</p>", claims_html]
+             "together: each notion has its own tables.</p>",
+             f"<p>{esc(board['notes'])}</p>" if board.get("notes") else "", claims_html]
     metrics = [board["metric"], *board["secondary"]]
     for notion in dict.fromkeys([*board["notions"], "none"]):
         mine = stats[stats["notion"] == notion]
