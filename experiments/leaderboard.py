@@ -77,10 +77,13 @@ class Task:
         return [self.metric, *self.secondary]
 
     def scaled(self, scale: str) -> dict:
-        """Datasets, grid, repetitions and per-mechanism patches at ``scale``."""
+        """Datasets, grid, repetitions and per-mechanism patches at ``scale``: the scale
+        block's grid is merged over the base grid, as a paper experiment's scale block is."""
         block = dict(self.scales.get(scale) or {})
         out = {k: copy.deepcopy(self.base[k]) for k in ("datasets", "grid", "repetitions")}
-        out.update({k: copy.deepcopy(v) for k, v in block.items() if k != "mechanisms"})
+        out.update({k: copy.deepcopy(v) for k, v in block.items()
+                    if k not in ("mechanisms", "grid")})
+        out["grid"].update(copy.deepcopy(block.get("grid") or {}))
         out["mechanisms"] = block.get("mechanisms") or {}
         return out
 
@@ -240,6 +243,8 @@ def board_of(task: Task, scale: str, add=()) -> dict:
             "caveat": caveat, "rule": conf.get("rule"), "reference": conf.get("reference"),
             "tuned_in_hindsight": conf.get("tuned_in_hindsight"),
             "module": info.func.__module__, "added": name in add,
+            "defaults": {k: v for k, v in info.parameters.items()
+                         if isinstance(v, (str, int, float, bool))},
         }
     return {
         "task": task.name, "title": task.title, "scale": scale,
@@ -287,7 +292,9 @@ def evaluate_task_claims(task: Task, board: dict, frame) -> list[dict]:
 def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
                     results_dir="results", n_jobs: int = 1, seed: int = 0,
                     data_dir=None, progress: bool = False, echo=print) -> dict:
-    """Run every task's missing tasks and write ``<results_dir>/leaderboard/``.
+    """Run the missing tasks of ``tasks`` (default: all) and write
+    ``<results_dir>/leaderboard/``, whose pages and CSV also keep every other task already
+    stored at ``scale``.
 
     Returns ``{"pages": index path, "csv": csv path, "summaries": [...], "claims":
     {task: [...]}, "seconds": ...}``."""
@@ -301,11 +308,12 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     import_plugins(plugins)
     names = list(tasks) or task_names()
     loaded = [load_task(n) for n in names]
+    shown = names + [n for n in task_names() if n not in names and (  # stored before
+        store_dir(results_dir, STORE_PREFIX + n, scale) / "store").is_dir()]
     boards, claims, summaries = [], {}, []
-    for task in loaded:
+    for task in loaded + [load_task(n) for n in shown[len(names):]]:
         fits = [a for a in add if _fits(task, a)]
-        specs = compile_task(task, scale, fits)
-        for spec in specs:
+        for spec in compile_task(task, scale, fits) if task.name in names else ():
             summary = run_experiment(spec, results_dir=results_dir, seed=seed, n_jobs=n_jobs,
                                      data_dir=data_dir, progress=progress, plugins=plugins)
             summaries.append(summary)

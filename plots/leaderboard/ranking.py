@@ -95,7 +95,8 @@ def tidy_rows(frame: pd.DataFrame, board: dict) -> pd.DataFrame:
     for mechanism, mine in rows.groupby("mechanism", sort=True):
         tuned = methods[mechanism].get("tuned_in_hindsight")
         fixed = {str(mine["axis"].iloc[0]), *settings, *([tuned] if tuned else [])}
-        varied = [p for p in params if p not in fixed and mine[p].dropna().nunique() > 1]
+        mine = _fill_defaults(mine, params, methods[mechanism].get("defaults") or {})
+        varied = [p for p in params if p not in fixed and mine[p].nunique(dropna=False) > 1]
         mine = mine.assign(series=[
             mechanism + (" [" + ", ".join(f"{p}={_text(r[p])}" for p in varied) + "]"
                          if varied else "") for r in mine.to_dict("records")])
@@ -110,6 +111,17 @@ def tidy_rows(frame: pd.DataFrame, board: dict) -> pd.DataFrame:
     keep = [*GROUP, "series", "mechanism", "hindsight", "rep", "value", "caveat", "seconds",
             "peak_mb", "cell"]
     return out[[c for c in keep if c in out.columns]]
+
+
+def _fill_defaults(rows: pd.DataFrame, params: list[str], defaults: dict) -> pd.DataFrame:
+    """A parameter left empty in some rows of a mechanism and set in others was left at its
+    default (a cell's identity omits defaults, so a stored task may lack the column): fill
+    it, so that rows at the default and rows set to another value stay apart."""
+    rows = rows.copy()
+    for p in params:
+        if p in defaults and rows[p].notna().any() and rows[p].isna().any():
+            rows[p] = rows[p].astype(object).where(rows[p].notna(), defaults[p])
+    return rows
 
 
 def _best_in_hindsight(rows: pd.DataFrame, param: str, board: dict) -> pd.DataFrame:

@@ -164,3 +164,17 @@ def test_leaderboard_page_renders_in_headless_chromium(constructed_store, tmp_pa
     subprocess.run(chromium_command(profile, f"--screenshot={shot}", "--window-size=1200,900",
                                     task_page.as_uri()), capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def test_rows_at_a_default_are_not_averaged_with_rows_set_otherwise(tmp_path):
+    """A stored task may lack a parameter's column (its cell left it at the default): it
+    is its own series, not averaged with the rows that set another value."""
+    rows = _rows("G", "record-DP", "d1", [0.2, 0.2])  # criterion left at its default
+    rows += _rows("G", "record-DP", "d1", [0.8, 0.8], criterion="gini")
+    store = ResultStore(tmp_path / "s")
+    store.write(rows)
+    board = _board({"G": ("record-DP", None)})
+    board["methods"]["G"]["defaults"] = {"criterion": "ig"}
+    stats = cell_stats(tidy_rows(store.load(), board), board)
+    assert dict(zip(stats["series"], stats["mean"], strict=True)) == {
+        "G [criterion=ig]": pytest.approx(0.2), "G [criterion=gini]": pytest.approx(0.8)}
