@@ -62,7 +62,8 @@ def leaderboard_csv(task: str, stats: pd.DataFrame, caveats: dict) -> pd.DataFra
         "tuned_in_hindsight": stats["hindsight"].map(lambda h: HINDSIGHT if h else ""),
         "metric": stats["metric"], "mean": stats["mean"], "ci95": stats["ci95"],
         "n": stats["n"], "rank": stats["rank"],
-        "caveat": stats["mechanism"].map(lambda m: caveats.get(m) or ""),
+        "caveat": stats["caveat"].astype(object).fillna("") if "caveat" in stats
+        else stats["mechanism"].map(lambda m: caveats.get(m) or ""),
     })
     return out[CSV_COLUMNS]
 

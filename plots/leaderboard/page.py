@@ -154,9 +154,10 @@ def method_rows(board: dict, costs: dict, audits: dict, bibtex: dict) -> str:
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _group_table(stats: pd.DataFrame, caveats: dict) -> str:
+def _group_table(stats: pd.DataFrame) -> str:
     """One dataset's table: series as rows, epsilon-or-k (and setting) as columns, each cell
-    ``mean ± CI`` with its rank; ranks 1-3 shaded."""
+    ``mean ± CI`` with its rank; ranks 1-3 shaded; † marks a series whose rows carry a
+    caveat."""
     cols = sorted({(s, x) for s, x in zip(stats["setting"], stats["x"], strict=True)},
                   key=lambda c: (c[0], float(c[1]) if pd.notna(c[1]) else np.inf))
     axis = stats["axis"].iloc[0]
@@ -177,8 +178,8 @@ def _group_table(stats: pd.DataFrame, caveats: dict) -> str:
             ci = f" ± {fmt(r['ci95'], 2)}" if pd.notna(r["ci95"]) else ""
             cells.append(f"<td{shade}>{fmt(r['mean'])}{ci} <span class=muted>"
                          f"#{fmt(r['rank'], 3)}</span></td>")
-        mech = mine["mechanism"].iloc[0]
-        mark = " †" if caveats.get(mech) else ""
+        series_caveat = mine["caveat"].iloc[0] if "caveat" in mine else None
+        mark = " †" if isinstance(series_caveat, str) and series_caveat else ""
         hind = " class='l hind'" if bool(mine["hindsight"].iloc[0]) else " class=l"
         body.append(f"<tr><td{hind}>{esc(series)}{mark}</td>{''.join(cells)}</tr>")
     return f"<table><tr><th class=l>series</th>{head}</tr>{''.join(body)}</table>"
@@ -240,7 +241,7 @@ def task_page(board: dict, stats: pd.DataFrame, aggregates: dict, costs: dict, a
                 continue
             parts.append(f"<h3>{esc(metric)}</h3>")
             for dataset, ds_rows in rows.groupby("dataset", sort=True):
-                parts.append(f"<p><b>{esc(dataset)}</b></p>{_group_table(ds_rows, caveats)}")
+                parts.append(f"<p><b>{esc(dataset)}</b></p>{_group_table(ds_rows)}")
     parts.append("<h2>Methods</h2>")
     parts.append(method_rows(board, costs, audits, bibtex))
     notes = [f"<li>† <code>{esc(n)}</code>: {esc(c)}</li>" for n, c in caveats.items() if c]

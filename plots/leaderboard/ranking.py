@@ -162,6 +162,9 @@ def cell_stats(tidy: pd.DataFrame, board: dict) -> pd.DataFrame:
         sign = -1.0 if board["higher_is_better"].get(metric) else 1.0
         ranks[stats.index.get_indexer(idx)] = rankdata(sign * values, method="average")
     stats["rank"] = ranks
+    if "caveat" in tidy:  # per series: a caveat may depend on its parameters
+        caveats = tidy.dropna(subset=["caveat"]).groupby("series")["caveat"].first()
+        stats["caveat"] = stats["series"].map(caveats)
     return stats.sort_values([*GROUP, "rank"], ignore_index=True)
 
 
