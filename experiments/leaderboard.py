@@ -21,7 +21,6 @@ from pathlib import Path
 import yaml
 
 from privpub.errors import ConfigError
-from privpub.registry import get_mechanism, get_metric, import_plugins, mechanisms
 from privpub.results import SCALES
 
 __all__ = [
@@ -50,6 +49,8 @@ _TASK_KEYS = frozenset(
 _MECHANISM_KEYS = frozenset("params grid tuned_in_hindsight rule reference label".split())
 _SCALE_KEYS = frozenset("datasets grid repetitions mechanisms".split())
 _EMPTY = inspect.Parameter.empty
+# privpub.registry is imported where used: `privpub --help` builds this command's parser and
+# must not import the data kinds (scipy) (experiments/tests/test_console.py)
 
 
 @dataclass
@@ -100,6 +101,8 @@ def _fail(name: str, message: str):
 def load_task(name: str) -> Task:
     """Read and check ``conf/task/<name>.yaml``; an unknown name or a bad file is one
     :class:`~privpub.errors.ConfigError`."""
+    from privpub.registry import get_metric
+
     path = TASK_DIR / f"{name}.yaml"
     if not path.is_file():
         import difflib
@@ -154,6 +157,8 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
     reason) or it is a reference (the truth or a non-private yardstick). ``add`` names
     mechanisms that must qualify (``--add``): one that does not is an error saying why.
     """
+    from privpub.registry import get_mechanism, mechanisms
+
     ranked, left_out = [], {}
     for name, info in sorted(mechanisms().items()):
         if info.input_kind != task.input_kind:
@@ -207,6 +212,7 @@ def compile_task(task: Task, scale: str, add=()):
     """The experiment specs of ``task`` at ``scale``: one per output kind (each with the
     task's metrics that take that kind), all named ``<STORE_PREFIX><task>`` (one store)."""
     from experiments.spec import resolve_experiment
+    from privpub.registry import get_metric, mechanisms
 
     ranked, _ = qualifying(task, add)
     scaled = task.scaled(scale)
@@ -231,6 +237,8 @@ def board_of(task: Task, scale: str, add=()) -> dict:
     """What the pages need besides the store (plain data: plots never import experiments):
     the task's metrics, settings, notions, hindsight-tuned parameters, exclusions and
     every ranked mechanism's paper, notion, caveat, rule and outside reference."""
+    from privpub.registry import get_metric, mechanisms
+
     ranked, left_out = qualifying(task, add)
     registry = mechanisms()
     methods = {}
@@ -303,6 +311,7 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     from experiments.runner import run_experiment, store_dir
     from experiments.store import ResultStore
     from plots.leaderboard import write_leaderboard
+    from privpub.registry import import_plugins
 
     t0 = time.perf_counter()
     import_plugins(plugins)
