@@ -483,11 +483,14 @@ def _parser() -> argparse.ArgumentParser:
         "command that reproduces a paper, show where a name's code, config, tests and figures "
         "are. Experiments themselves run with `python run.py`.",
     )
-    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show}")
+    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show,leaderboard}")
     _add_list(sub)
     _add_data(sub)
     _add_reproduce(sub)
     _add_show(sub)
+    from experiments.leaderboard import add_leaderboard_parser
+
+    add_leaderboard_parser(sub)
     return p
 
 
@@ -547,8 +550,10 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE
+    from experiments.leaderboard import cmd_leaderboard
+
     handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce,
-               "show": _cmd_show}[args.command]
+               "show": _cmd_show, "leaderboard": cmd_leaderboard}[args.command]
     try:
         return handler(args, out)
     except SystemExit as exc:

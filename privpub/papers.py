@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Paper", "PAPERS", "paper_citation"]
+__all__ = ["Paper", "PAPERS", "REFERENCES", "paper_citation"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,57 @@ _PAPERS = (
 
 #: The seed papers by key, in report order.
 PAPERS: dict[str, Paper] = {p.key: p for p in _PAPERS}
+
+
+#: Outside references the leaderboards cite (``reference:`` in ``conf/task/*.yaml``): works
+#: privpub does not reproduce but whose methods or findings it uses. Each entry has only the
+#: fields checked against the work itself (its page, its venue's programme, its repository).
+REFERENCES: dict[str, Paper] = {
+    p.key: p
+    for p in (
+        Paper(
+            "hay2009",
+            "Hay, Li, Miklau & Jensen, Accurate estimation of the degree distribution of "
+            "private networks, ICDM 2009",
+            "@inproceedings{hay2009,\n"
+            "  author    = {Michael Hay and Chao Li and Gerome Miklau and David Jensen},\n"
+            "  title     = {Accurate Estimation of the Degree Distribution of Private Networks},\n"
+            "  booktitle = {IEEE International Conference on Data Mining (ICDM)},\n"
+            "  year      = {2009}\n"
+            "}",
+            "",
+        ),
+        Paper(
+            "ning2021",
+            "Ning, Udayashankar, Qunaibi, Knopf & He, Benchmarking differentially private "
+            "graph algorithms (DPGraph), TPDP 2021",
+            "@inproceedings{ning2021,\n"
+            "  author    = {Huiyi Ning and Sreeharsha Udayashankar and Sara Qunaibi and\n"
+            "               Karl Knopf and Xi He},\n"
+            "  title     = {Benchmarking Differentially Private Graph Algorithms},\n"
+            "  booktitle = {Theory and Practice of Differential Privacy (TPDP),\n"
+            "               ICML 2021 Workshop},\n"
+            "  year      = {2021},\n"
+            "  note      = {DPGraph, https://dpgraph.org}\n"
+            "}",
+            "",
+        ),
+        Paper(
+            "diffprivlib",
+            "Holohan, Braghin, Mac Aonghusa & Levacher, Diffprivlib: the IBM differential "
+            "privacy library, 2019",
+            "@misc{diffprivlib,\n"
+            "  author        = {Naoise Holohan and Stefano Braghin and P{\\'o}l Mac Aonghusa\n"
+            "                   and Killian Levacher},\n"
+            "  title         = {Diffprivlib: The {IBM} Differential Privacy Library},\n"
+            "  year          = {2019},\n"
+            "  eprint        = {1907.02444},\n"
+            "  archivePrefix = {arXiv}\n"
+            "}",
+            "",
+        ),
+    )
+}
 
 
 def paper_citation(key: str | None) -> str:

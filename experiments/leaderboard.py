@@ -1,0 +1,409 @@
+"""Leaderboards: one ranking per task (``conf/task/<task>.yaml``) of every mechanism that fits.
+
+A task names its input and output kinds and the privacy notions it ranks; the mechanisms that
+qualify come from the registry (:func:`qualifying`), so a new mechanism, a plug-in included,
+joins every task it fits without editing the task. :func:`compile_task` turns a task into
+ordinary :class:`~experiments.spec.ExperimentSpec` s (one per output kind, whose metrics must
+all take that kind), whose cells are the paper experiments' cells where they compute the same
+thing, so the runner copies what a paper experiment already computed.
+:func:`run_leaderboard` runs what is missing and has :mod:`plots.leaderboard` write the pages.
+The rules (notions never ranked together, hindsight tuning, aggregates): docs/design.md
+("Leaderboards").
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from privpub.errors import ConfigError
+from privpub.results import SCALES
+
+__all__ = [
+    "TASK_DIR",
+    "STORE_PREFIX",
+    "Task",
+    "task_names",
+    "load_task",
+    "qualifying",
+    "compile_task",
+    "board_of",
+    "evaluate_task_claims",
+    "run_leaderboard",
+]
+
+#: Where the task files live.
+TASK_DIR = Path(__file__).resolve().parent.parent / "conf" / "task"
+#: A task's store is ``<results_dir>/<STORE_PREFIX><task>/<scale>/store``: beside the paper
+#: experiments' (so either reads the other's tasks), and left out of the report (``_``).
+STORE_PREFIX = "_leaderboard_"
+
+_TASK_KEYS = frozenset(
+    "name title input_kind output_kinds notions metric secondary settings headline exclude "
+    "mechanisms datasets grid repetitions scales claims notes".split()
+)
+_MECHANISM_KEYS = frozenset("params grid tuned_in_hindsight rule reference label".split())
+_SCALE_KEYS = frozenset("datasets grid repetitions mechanisms".split())
+_EMPTY = inspect.Parameter.empty
+# privpub.registry is imported where used: `privpub --help` builds this command's parser and
+# must not import the data kinds (scipy) (experiments/tests/test_console.py)
+
+
+@dataclass
+class Task:
+    """A parsed task file (``conf/task/<name>.yaml``); docs/design.md ("Leaderboards")."""
+
+    name: str
+    title: str
+    input_kind: str
+    output_kinds: list[str]
+    notions: list[str]
+    metric: str
+    secondary: list[str]
+    settings: list[str]
+    headline: dict
+    exclude: dict[str, str]
+    mechanisms: dict[str, dict]
+    base: dict  # datasets, grid, repetitions (the paper scale)
+    scales: dict
+    claims: list[dict] = field(default_factory=list)
+    notes: str = ""
+
+    @property
+    def metrics(self) -> list[str]:
+        return [self.metric, *self.secondary]
+
+    def scaled(self, scale: str) -> dict:
+        """Datasets, grid, repetitions and per-mechanism patches at ``scale``: the scale
+        block's grid is merged over the base grid, as a paper experiment's scale block is."""
+        block = dict(self.scales.get(scale) or {})
+        out = {k: copy.deepcopy(self.base[k]) for k in ("datasets", "grid", "repetitions")}
+        out.update({k: copy.deepcopy(v) for k, v in block.items()
+                    if k not in ("mechanisms", "grid")})
+        out["grid"].update(copy.deepcopy(block.get("grid") or {}))
+        out["mechanisms"] = block.get("mechanisms") or {}
+        return out
+
+
+def task_names() -> list[str]:
+    """Every task id (``conf/task/*.yaml``), sorted."""
+    return sorted(p.stem for p in TASK_DIR.glob("*.yaml"))
+
+
+def _fail(name: str, message: str):
+    raise ConfigError(f"task {name!r}: {message}")
+
+
+def load_task(name: str) -> Task:
+    """Read and check ``conf/task/<name>.yaml``; an unknown name or a bad file is one
+    :class:`~privpub.errors.ConfigError`."""
+    from privpub.registry import get_metric
+
+    path = TASK_DIR / f"{name}.yaml"
+    if not path.is_file():
+        import difflib
+
+        close = difflib.get_close_matches(name, task_names(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"unknown task {name!r}{hint}; tasks: {', '.join(task_names())}")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    unknown = sorted(set(raw) - _TASK_KEYS)
+    if unknown:
+        _fail(name, f"unknown key(s) {unknown}; keys: {', '.join(sorted(_TASK_KEYS))}")
+    for key in ("input_kind", "output_kinds", "notions", "metric", "datasets", "grid"):
+        if not raw.get(key):
+            _fail(name, f"needs {key!r}")
+    for mech, conf in (raw.get("mechanisms") or {}).items():
+        bad = sorted(set(conf or {}) - _MECHANISM_KEYS)
+        if bad:
+            _fail(name, f"mechanism {mech!r} has unknown key(s) {bad}")
+    for scale, block in (raw.get("scales") or {}).items():
+        if scale not in SCALES or not isinstance(block or {}, dict):
+            _fail(name, f"scales maps {', '.join(SCALES)} to a mapping, got {scale!r}")
+        if set(block or {}) - _SCALE_KEYS:
+            _fail(name, f"scale {scale!r} has unknown key(s) {sorted(set(block) - _SCALE_KEYS)}")
+    task = Task(
+        name=str(raw.get("name") or name), title=str(raw.get("title") or name),
+        input_kind=raw["input_kind"], output_kinds=list(raw["output_kinds"]),
+        notions=list(raw["notions"]), metric=str(raw["metric"]),
+        secondary=[str(m) for m in raw.get("secondary") or []],
+        settings=[str(s) for s in raw.get("settings") or []],
+        headline=dict(raw.get("headline") or {}), exclude=dict(raw.get("exclude") or {}),
+        mechanisms={k: dict(v or {}) for k, v in (raw.get("mechanisms") or {}).items()},
+        base={"datasets": raw["datasets"], "grid": raw["grid"],
+              "repetitions": raw.get("repetitions", 1)},
+        scales=dict(raw.get("scales") or {}), claims=list(raw.get("claims") or []),
+        notes=str(raw.get("notes") or ""),
+    )
+    for metric in task.metrics:
+        get_metric(metric)  # an unknown metric fails here, naming the known ones
+    missing = [k for k in task.output_kinds if k not in get_metric(task.metric).kinds]
+    if missing:
+        _fail(name, f"the primary metric {task.metric!r} must take every output kind; "
+                    f"it does not take {', '.join(missing)}")
+    return task
+
+
+def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
+    """The mechanisms the task ranks, and every other mechanism of its input kind with the
+    reason it is left out.
+
+    A mechanism qualifies when its input kind is the task's, its output kind one of the
+    task's and its privacy notion one the task ranks, unless the task excludes it (with a
+    reason) or it is a reference (the truth or a non-private yardstick). ``add`` names
+    mechanisms that must qualify (``--add``): one that does not is an error saying why.
+    """
+    from privpub.registry import get_mechanism, mechanisms
+
+    ranked, left_out = [], {}
+    for name, info in sorted(mechanisms().items()):
+        if info.input_kind != task.input_kind:
+            continue
+        if info.output_kind not in task.output_kinds:
+            reason = f"outputs {info.output_kind}, the task ranks {', '.join(task.output_kinds)}"
+        elif info.privacy not in task.notions:
+            reason = f"claims {info.privacy}, the task ranks {', '.join(task.notions)}"
+        elif name in task.exclude:
+            reason = str(task.exclude[name])
+        elif info.role == "reference":
+            reason = "a reference (the truth or a non-private yardstick), not a release method"
+        else:
+            required = [k for k, d in info.parameters.items() if d is _EMPTY and
+                        k not in _fixed_keys(task, name)]
+            reason = (f"needs {', '.join(required)}, which the task does not fix"
+                      if required else None)
+        if reason is None:
+            ranked.append(name)
+        else:
+            left_out[name] = reason
+    for name in add:
+        get_mechanism(name)  # an unknown name fails naming the closest ones
+        if name not in ranked:
+            why = left_out.get(name, f"its input is not {task.input_kind}")
+            raise ConfigError(f"--add {name}: it does not fit task {task.name!r}: {why}")
+    return ranked, left_out
+
+
+def _fixed_keys(task: Task, name: str) -> set[str]:
+    """The parameters the task gives mechanism ``name`` (its grid or fixed values)."""
+    conf = task.mechanisms.get(name, {})
+    return set(task.base["grid"]) | set(conf.get("params") or {}) | set(conf.get("grid") or {})
+
+
+def _entry(task: Task, name: str, patches: dict) -> dict:
+    """The experiment entry of mechanism ``name``: the task's fixed parameters and grid with
+    the scale's patches over them; its label is its registry name."""
+    conf = task.mechanisms.get(name, {})
+    params = {**(conf.get("params") or {}), **(patches.get(name, {}).get("params") or {})}
+    grid = {**(conf.get("grid") or {}), **(patches.get(name, {}).get("grid") or {})}
+    entry = {"name": name, "label": name, "key": name}
+    if params:
+        entry["params"] = params
+    if grid:
+        entry["grid"] = grid
+    return entry
+
+
+def compile_task(task: Task, scale: str, add=()):
+    """The experiment specs of ``task`` at ``scale``: one per output kind (each with the
+    task's metrics that take that kind), all named ``<STORE_PREFIX><task>`` (one store)."""
+    from experiments.spec import resolve_experiment
+    from privpub.registry import get_metric, mechanisms
+
+    ranked, _ = qualifying(task, add)
+    scaled = task.scaled(scale)
+    registry = mechanisms()
+    specs = []
+    for kind in task.output_kinds:
+        names = [n for n in ranked if registry[n].output_kind == kind]
+        if not names:
+            continue
+        metrics = [m for m in task.metrics if kind in get_metric(m).kinds]
+        experiment = {
+            "name": STORE_PREFIX + task.name, "title": task.title,
+            "datasets": scaled["datasets"], "grid": scaled["grid"],
+            "repetitions": scaled["repetitions"], "metrics": metrics, "noise_free": False,
+            "mechanisms": [_entry(task, n, scaled["mechanisms"]) for n in names],
+        }
+        specs.append(resolve_experiment(experiment, scale=scale))
+    return specs
+
+
+def board_of(task: Task, scale: str, add=()) -> dict:
+    """What the pages need besides the store (plain data: plots never import experiments):
+    the task's metrics, settings, notions, hindsight-tuned parameters, exclusions and
+    every ranked mechanism's paper, notion, caveat, rule and outside reference."""
+    from privpub.registry import get_metric, mechanisms
+
+    ranked, left_out = qualifying(task, add)
+    registry = mechanisms()
+    methods = {}
+    for name in ranked:
+        info, conf = registry[name], task.mechanisms.get(name, {})
+        caveat = info.caveat if isinstance(info.caveat, str) else (
+            "depends on its parameters (see the rows' caveat)" if info.caveat else None)
+        methods[name] = {
+            "paper": info.paper, "notion": info.privacy, "role": info.role,
+            "caveat": caveat, "rule": conf.get("rule"), "reference": conf.get("reference"),
+            "tuned_in_hindsight": conf.get("tuned_in_hindsight"),
+            "module": info.func.__module__, "added": name in add,
+            "defaults": {k: v for k, v in info.parameters.items()
+                         if isinstance(v, (str, int, float, bool))},
+        }
+    return {
+        "task": task.name, "title": task.title, "scale": scale,
+        "input_kind": task.input_kind, "output_kinds": task.output_kinds,
+        "notions": task.notions, "metric": task.metric, "secondary": task.secondary,
+        "higher_is_better": {m: get_metric(m).higher_is_better for m in task.metrics},
+        "settings": task.settings, "headline": task.headline, "methods": methods,
+        "left_out": left_out, "notes": task.notes,
+    }
+
+
+def _claims_of(task: Task, board: dict) -> list[dict]:
+    """The task's claims in the papers' claim schema: ``among_notion: <notion>`` becomes
+    the list of the task's ranked series of that notion (hindsight-tuned ones are not)."""
+    out = []
+    for raw in task.claims:
+        claim = {k: v for k, v in raw.items() if k not in ("among_notion", "reference")}
+        notion = raw.get("among_notion")
+        if notion is not None:
+            claim["among"] = [n for n, m in board["methods"].items()
+                              if m["notion"] == notion and not m["tuned_in_hindsight"]]
+        out.append(claim)
+    return out
+
+
+def evaluate_task_claims(task: Task, board: dict, frame) -> list[dict]:
+    """The task's claims judged on its stored rows (:func:`experiments.claims.evaluate_claims`),
+    each with its ``text``, ``source`` and outside ``reference``."""
+    from experiments.claims import evaluate_claims, parse_claims
+
+    claims = _claims_of(task, board)
+    if not claims:
+        return []
+    parsed = parse_claims(claims, where=f"task {task.name!r}")
+    rows = frame
+    if frame is not None and not frame.empty:
+        rows = frame[(frame["status"] == "ok") & ~frame["noise_free"].fillna(False).astype(bool)]
+    results = evaluate_claims(parsed, rows)
+    for raw, result in zip(task.claims, results, strict=True):
+        result.update(id=raw.get("id"), text=raw.get("text"), source=raw.get("source"),
+                      reference=raw.get("reference"))
+    return results
+
+
+def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
+                    results_dir="results", n_jobs: int = 1, seed: int = 0,
+                    data_dir=None, progress: bool = False, echo=print) -> dict:
+    """Run the missing tasks of ``tasks`` (default: all) and write
+    ``<results_dir>/leaderboard/``, whose pages and CSV also keep every other task already
+    stored at ``scale``.
+
+    Returns ``{"pages": index path, "csv": csv path, "summaries": [...], "claims":
+    {task: [...]}, "seconds": ...}``."""
+    import time
+
+    from experiments.runner import run_experiment, store_dir
+    from experiments.store import ResultStore
+    from plots.leaderboard import write_leaderboard
+    from privpub.registry import import_plugins
+
+    t0 = time.perf_counter()
+    import_plugins(plugins)
+    names = list(tasks) or task_names()
+    loaded = [load_task(n) for n in names]
+    shown = names + [n for n in task_names() if n not in names and (  # stored before
+        store_dir(results_dir, STORE_PREFIX + n, scale) / "store").is_dir()]
+    boards, claims, summaries = [], {}, []
+    for task in loaded + [load_task(n) for n in shown[len(names):]]:
+        fits = [a for a in add if _fits(task, a)]
+        for spec in compile_task(task, scale, fits) if task.name in names else ():
+            summary = run_experiment(spec, results_dir=results_dir, seed=seed, n_jobs=n_jobs,
+                                     data_dir=data_dir, progress=progress, plugins=plugins)
+            summaries.append(summary)
+            echo(summary.describe())
+        board = board_of(task, scale, fits)
+        frame = ResultStore(store_dir(results_dir, STORE_PREFIX + task.name, scale)
+                            / "store").load()
+        board["claims"] = evaluate_task_claims(task, board, frame)
+        claims[task.name] = board["claims"]
+        board["frame"] = frame
+        boards.append(board)
+    unused = [a for a in add if not any(_fits(t, a) for t in loaded)]
+    if unused:
+        raise ConfigError(f"--add {', '.join(unused)}: fits none of the tasks "
+                          f"{', '.join(names)}")
+    written = write_leaderboard(boards, Path(results_dir) / "leaderboard",
+                                results_dir=results_dir)
+    return {**written, "summaries": summaries, "claims": claims,
+            "seconds": time.perf_counter() - t0, "boards": boards}
+
+
+def _fits(task: Task, name: str) -> bool:
+    try:
+        qualifying(task, [name])
+    except ConfigError:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------- command line
+def add_leaderboard_parser(sub) -> None:
+    """``privpub leaderboard``'s arguments (:mod:`experiments.console`)."""
+    lb = sub.add_parser("leaderboard", help="run what is missing of each task's leaderboard "
+                        "and write <results-dir>/leaderboard/ (index.html, one page per task, "
+                        "leaderboard.csv)")
+    lb.add_argument("tasks", nargs="*", metavar="TASK",
+                    help=f"task ids (default: all): {', '.join(task_names())}")
+    lb.add_argument("--scale", choices=SCALES, default="small", help="default: small")
+    lb.add_argument("--add", nargs="+", default=[], metavar="NAME",
+                    help="mechanisms that must be ranked (an error if one fits no task)")
+    lb.add_argument("--plugins", nargs="+", default=[], metavar="MODULE",
+                    help="modules registering your own mechanisms (e.g. mylab.mech)")
+    lb.add_argument("--results-dir", default="results", help="default: results")
+    lb.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (default: 1)")
+    lb.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
+    lb.add_argument("--data-dir", help="real datasets (default: $PRIVPUB_DATA_DIR)")
+
+
+def closing_lines(result: dict) -> list[str]:
+    """What ``privpub leaderboard`` prints at its end: each task's leaders at its headline
+    parameter, the claims' verdicts with their numbers and where the pages are."""
+    lines = []
+    for task, tops in result["tops"].items():
+        lines.append(f"{task}:")
+        for t in tops:
+            best = "; ".join(f"{i + 1}. {s} {v:.4g}" for i, (s, v) in enumerate(t["top"]))
+            where = f"{t['dataset']}{' ' + t['setting'] if t['setting'] else ''}"
+            lines.append(f"  [{t['notion']}] {where} at {t['axis']}={t['at']}: {best}")
+        for c in result["claims"].get(task, []):
+            lines.append(f"  claim {c['id']}: {c['verdict']} - {c['summary']}")
+    lines.append(f"leaderboard: {result['index']} (csv: {result['csv']}, "
+                 f"{result['seconds']:.0f} s)")
+    return lines
+
+
+def cmd_leaderboard(args, out) -> int:
+    """``privpub leaderboard``: exit 0 done, 1 some tasks failed, 2 a config or data error."""
+    import os
+    import sys
+
+    from privpub.errors import PrivpubError
+
+    data_dir = args.data_dir or os.environ.get("PRIVPUB_DATA_DIR")
+    try:
+        result = run_leaderboard(args.tasks, scale=args.scale, add=args.add,
+                                 plugins=args.plugins, results_dir=args.results_dir,
+                                 n_jobs=args.n_jobs, seed=args.seed, data_dir=data_dir,
+                                 echo=lambda line: print(line, file=out))
+    except PrivpubError as exc:
+        print(f"privpub leaderboard: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    for line in closing_lines(result):
+        print(line, file=out)
+    return 1 if any(s.failed for s in result["summaries"]) else 0

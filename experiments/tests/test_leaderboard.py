@@ -1,0 +1,186 @@
+"""Leaderboards: tasks, qualification from the registry, plug-ins, cell reuse, the command."""
+
+import io
+import textwrap
+
+import pandas as pd
+import pytest
+import yaml
+
+from experiments import leaderboard
+from experiments.console import main
+from experiments.leaderboard import (
+    STORE_PREFIX,
+    compile_task,
+    load_task,
+    qualifying,
+    task_names,
+)
+from experiments.runner import run_experiment, store_dir
+from experiments.spec import resolve_experiment
+from experiments.store import ResultStore
+from privpub.errors import ConfigError
+from privpub.registry import import_plugins, mechanisms
+
+#: A plug-in written to a file outside the checkout: a node-DP degree sequence (Laplace on
+#: the sorted degrees, sensitivity 2 (n - 1) under node neighbours: one node changes its own
+#: degree and one degree of each other node).
+PLUGIN = '''
+import numpy as np
+from privpub.noise import laplace_mechanism
+from privpub.registry import NODE_DP, register_mechanism
+from privpub.types import DegreeSequence, Kind
+
+
+@register_mechanism("outside_laplace_sequence", input_kind=Kind.GRAPH,
+                    output_kind=Kind.DEGREE_SEQUENCE, privacy=NODE_DP, paper=None)
+def outside_laplace_sequence(graph, *, epsilon, rng, ledger=None):
+    """Sorted degree sequence plus Laplace noise (a plug-in from outside the checkout)."""
+    degrees = np.sort(np.asarray(graph.degrees(), dtype=float))
+    n = max(degrees.size - 1, 1)
+    noisy = laplace_mechanism(degrees, sensitivity=2.0 * n, epsilon=epsilon, rng=rng,
+                              ledger=ledger, label="degrees")
+    return DegreeSequence(noisy)
+'''
+
+#: A tiny task (degree sequences on karate) whose cells are qardaji2012_fig4's at smoke.
+TINY_TASK = {
+    "name": "tiny_sequences",
+    "title": "tiny node-DP degree sequences",
+    "input_kind": "graph",
+    "output_kinds": ["degree_sequence"],
+    "notions": ["node-DP", "none"],
+    "metric": "ks",
+    "secondary": [],
+    "headline": {"epsilon": 1},
+    "datasets": ["karate"],
+    "grid": {"epsilon": [0.1, 1]},
+    "repetitions": 2,
+    "claims": [{
+        "id": "rps_best", "text": "RPS is the best node-DP degree sequence",
+        "source": "a test", "kind": "best", "metric": "ks", "among_notion": "node-DP",
+        "expect": "rps_degree_sequence", "holds_in": 0.5,
+    }],
+}
+
+
+@pytest.fixture
+def plugin_module(tmp_path_factory, monkeypatch):
+    """The plug-in file in a directory outside the checkout, importable by module name."""
+    folder = tmp_path_factory.mktemp("outside_checkout")
+    (folder / "outside_mech.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(folder))
+    return "outside_mech"
+
+
+@pytest.fixture
+def tiny_tasks(tmp_path, monkeypatch):
+    """A task directory holding only :data:`TINY_TASK`."""
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "tiny_sequences.yaml").write_text(yaml.safe_dump(TINY_TASK, allow_unicode=True))
+    monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
+    return folder
+
+
+def test_every_task_loads_and_compiles_at_smoke():
+    assert {"node_dp_degree", "dp_synthetic_graph", "sparse_anonymization", "private_topk",
+            "private_tree", "table_release"} <= set(task_names())
+    for name in task_names():
+        task = load_task(name)
+        specs = compile_task(task, "smoke")
+        assert specs and all(s.name == STORE_PREFIX + name for s in specs)
+        datasets = {c.dataset for s in specs for c in s.cells}
+        from privpub.data import get_dataset_spec
+
+        assert all(get_dataset_spec(d).synthetic for d in datasets), (name, datasets)
+
+
+def test_qualification_comes_from_the_registry():
+    task = load_task("node_dp_degree")
+    ranked, left_out = qualifying(task)
+    assert {"theta_cumulative_histogram", "truncation", "flowgraph", "rps_degree_sequence",
+            "hay_degree_sequence"} <= set(ranked)
+    assert "theta_cumulative_oracle" in left_out and "oracle" in left_out[
+        "theta_cumulative_oracle"]
+    assert "original_degree_histogram" in left_out  # a reference
+    registry = mechanisms()
+    assert all(registry[n].privacy in task.notions for n in ranked)
+
+
+def test_a_plugin_from_outside_the_checkout_joins_a_task_by_name(plugin_module):
+    task = load_task("node_dp_degree")
+    assert "outside_laplace_sequence" not in qualifying(task)[0]
+    import_plugins([plugin_module])
+    ranked, _ = qualifying(task, ["outside_laplace_sequence"])
+    assert "outside_laplace_sequence" in ranked  # no edit of the task, no YAML
+    cells = [c for s in compile_task(task, "smoke") for c in s.cells]
+    assert {c.mechanism for c in cells} >= {"outside_laplace_sequence", "rps_degree_sequence"}
+
+
+def test_add_of_a_mechanism_that_does_not_fit_says_why():
+    with pytest.raises(ConfigError, match="outputs ranking"):
+        qualifying(load_task("node_dp_degree"), ["global_priv_topk"])
+    with pytest.raises(ConfigError, match="its input is not table"):
+        qualifying(load_task("private_tree"), ["randomized_response_edge"])
+
+
+def test_unknown_task_is_one_line():
+    with pytest.raises(ConfigError, match="unknown task 'node_dp'.*did you mean"):
+        load_task("node_dp")
+
+
+def test_leaderboard_reuses_a_paper_experiments_cells_and_ranks_a_plugin(
+        tiny_tasks, plugin_module, tmp_path):
+    """The paper experiment's cells are copied (same cell, seed, repetition, code), the
+    plug-in joins by name, the pages and the CSV are written, the claim is judged."""
+    results = tmp_path / "results"
+    with open(leaderboard.Path(__file__).parents[2] / "conf/experiment/qardaji2012_fig4.yaml",
+              encoding="utf-8") as fh:
+        fig4 = yaml.safe_load(fh)
+    spec = resolve_experiment(fig4, scale="smoke")
+    run_experiment(spec, results_dir=results, progress=False)
+    out = io.StringIO()
+    code = main(["leaderboard", "--scale", "smoke", "--plugins", plugin_module,
+                 "--add", "outside_laplace_sequence", "--results-dir", str(results)], out=out)
+    text = out.getvalue()
+    assert code == 0, text
+    # RPS and Hay et al. at the default degree bound, both epsilons, 2 reps: from Fig. 4
+    assert "(12 from other experiments)" in text, text
+    frame = ResultStore(store_dir(results, STORE_PREFIX + "tiny_sequences", "smoke")
+                        / "store").load()
+    assert "outside_laplace_sequence" in set(frame["mechanism"])
+    board = results / "leaderboard"
+    assert (board / "index.html").is_file() and (board / "tiny_sequences.html").is_file()
+    csv = pd.read_csv(board / "leaderboard.csv")
+    assert list(csv.columns[:9]) == ["task", "notion", "dataset", "parameter", "value",
+                                     "setting", "mechanism", "tuned_in_hindsight", "metric"]
+    assert "outside_laplace_sequence" in set(csv["mechanism"])
+    assert "claim rps_best:" in text and "leaderboard: " in text
+    page = (board / "tiny_sequences.html").read_text()
+    assert "not audited" in page and "<svg" in page
+
+
+def test_task_file_errors_are_config_errors(tmp_path, monkeypatch):
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "bad.yaml").write_text(textwrap.dedent("""
+        name: bad
+        input_kind: graph
+        output_kinds: [degree_histogram, degree_sequence]
+        notions: [node-DP]
+        metric: ks_sampled
+        datasets: [karate]
+        grid: {epsilon: [1]}
+    """))
+    monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
+    with pytest.raises(ConfigError, match="must take every output kind"):
+        load_task("bad")
+
+
+def test_unknown_add_name_exits_2_before_running(tmp_path, capsys):
+    code = main(["leaderboard", "--scale", "smoke", "--add", "outside_laplace_sequenc",
+                 "--results-dir", str(tmp_path)], out=io.StringIO())
+    assert code == 2
+    assert "unknown mechanism" in capsys.readouterr().err
+    assert not any(tmp_path.glob(f"{STORE_PREFIX}*"))

@@ -1,0 +1,180 @@
+"""The leaderboard's numbers and pages on constructed stores (hand-computed ranks and CD)."""
+
+import math
+import shutil
+import subprocess
+
+import pytest
+
+from experiments.store import ResultStore
+from plots.leaderboard import CSV_COLUMNS, leaderboard_csv, write_leaderboard
+from plots.leaderboard.ranking import (
+    HINDSIGHT,
+    aggregate,
+    cell_stats,
+    critical_difference,
+    tidy_rows,
+)
+
+
+def _board(methods: dict, **extra) -> dict:
+    board = {
+        "task": "toy", "title": "toy task", "scale": "smoke", "input_kind": "graph",
+        "output_kinds": ["degree_histogram"], "notions": ["node-DP", "edge-DP", "none"],
+        "metric": "l1", "secondary": [], "higher_is_better": {"l1": False}, "settings": [],
+        "headline": {"epsilon": 1.0}, "left_out": {"an_oracle": "an oracle"}, "claims": [],
+        "methods": {n: {"paper": "day2016", "notion": notion, "role": "mechanism",
+                        "caveat": None, "rule": None, "reference": None,
+                        "tuned_in_hindsight": tuned, "module": "m", "added": False}
+                    for n, (notion, tuned) in methods.items()},
+    }
+    board.update(extra)
+    return board
+
+
+def _rows(mechanism, privacy, dataset, values, *, epsilon=1.0, **params):
+    """Stored rows of one cell: one ``l1`` row per repetition value."""
+    return [{
+        "experiment": "_leaderboard_toy", "scale": "smoke", "dataset": dataset,
+        "dataset_options": "{}", "mechanism": mechanism, "label": mechanism, "role": "mechanism",
+        "paper": "day2016", "params": "{}", "rep": rep, "base_seed": 0, "seed": rep,
+        "metric": "l1", "value": v, "seconds": 0.1, "task_seconds": 0.1, "cpu_seconds": 0.1,
+        "peak_mb": 50.0, "privacy": privacy, "noise_free": False, "caveat": None,
+        "status": "ok", "error": None, "cell": f"{mechanism}-{dataset}-{epsilon}-{params}",
+        "code_hash": "x", "written_at": 0.0, "epsilon": epsilon, **params,
+    } for rep, v in enumerate(values)]
+
+
+@pytest.fixture
+def constructed_store(tmp_path):
+    """Three node-DP methods on four datasets at epsilon 1 (hand-ranked in the test), an
+    edge-DP method better than all of them, and a hindsight-tuned one over two thetas."""
+    means = {"d1": (1, 2, 3), "d2": (1, 3, 2), "d3": (2, 1, 3), "d4": (1, 2, 2)}
+    rows = []
+    for dataset, (a, b, c) in means.items():
+        rows += _rows("A", "node-DP", dataset, [a - 0.1, a + 0.1])
+        rows += _rows("B", "node-DP", dataset, [b - 0.1, b + 0.1])
+        rows += _rows("C", "node-DP", dataset, [c, c])
+        rows += _rows("E", "edge-DP", dataset, [0.01, 0.01])
+        rows += _rows("T", "node-DP", dataset, [0.5, 0.5], theta=4)
+        rows += _rows("T", "node-DP", dataset, [5.0, 5.0], theta=8)
+    store = ResultStore(tmp_path / "_leaderboard_toy" / "smoke" / "store")
+    store.write(rows)
+    return store.load()
+
+
+def _stats(frame):
+    board = _board({"A": ("node-DP", None), "B": ("node-DP", None), "C": ("node-DP", None),
+                    "E": ("edge-DP", None), "T": ("node-DP", "theta")})
+    return board, cell_stats(tidy_rows(frame, board), board)
+
+
+def test_rank_aggregate_hand_computed(constructed_store):
+    board, stats = _stats(constructed_store)
+    one = stats[(stats["notion"] == "node-DP") & (stats["dataset"] == "d1")]
+    assert dict(zip(one["series"], one["rank"], strict=True)) == {"A": 1, "B": 2, "C": 3}
+    a = one[one["series"] == "A"].iloc[0]
+    # mean 1, std 0.1414 over 2 reps: t(0.975, 1) * 0.1414 / sqrt 2 = 12.706 * 0.1
+    assert a["mean"] == pytest.approx(1.0) and a["ci95"] == pytest.approx(1.2706, abs=1e-3)
+    agg = aggregate(stats, "node-DP", "l1", higher=False)
+    # ranks: d1 (1,2,3), d2 (1,3,2), d3 (2,1,3), d4 (1,2.5,2.5)
+    assert agg["avg_rank"] == pytest.approx({"A": 1.25, "B": 2.125, "C": 2.625})
+    assert agg["series"] == ["A", "B", "C"] and agg["n_blocks"] == 4
+    # Demšar 2006 Table 5(a): q_0.05 = 2.343 for k = 3; CD = q sqrt(k(k+1)/(6N))
+    assert agg["cd"] == pytest.approx(2.343 * math.sqrt(3 * 4 / (6 * 4)), abs=2e-3)
+    assert critical_difference(3, 4) == agg["cd"]
+    assert agg["wins"]["A"]["B"] == 0.75 and agg["wins"]["B"]["A"] == 0.25
+    from scipy.stats import friedmanchisquare
+
+    stat, p = friedmanchisquare([1, 1, 2, 1], [2, 3, 1, 2], [3, 2, 3, 2])
+    assert agg["friedman"] == pytest.approx((stat, p))
+
+
+def test_notions_are_never_ranked_together(constructed_store):
+    board, stats = _stats(constructed_store)
+    for _, group in stats.groupby(["notion", "dataset"]):  # each notion ranked on its own
+        assert group["rank"].min() == 1 and group["rank"].max() <= len(group)
+    # the edge-DP method beats every node-DP one, yet ranks only among edge-DP rows
+    edge = stats[stats["series"] == "E"]
+    assert set(edge["notion"]) == {"edge-DP"} and set(edge["rank"]) == {1}
+    node = stats[stats["notion"] == "node-DP"]
+    assert "E" not in set(node["series"]) and node.groupby("dataset")["rank"].min().eq(1).all()
+    agg = aggregate(stats, "node-DP", "l1", higher=False)
+    assert "E" not in agg["avg_rank"]
+
+
+def test_hindsight_tuned_series_is_marked_and_not_private(constructed_store, tmp_path):
+    board, stats = _stats(constructed_store)
+    tuned = stats[stats["mechanism"] == "T"]
+    assert set(tuned["notion"]) == {"none"} and tuned["hindsight"].all()
+    assert all(HINDSIGHT in s for s in tuned["series"])
+    assert tuned["mean"].eq(0.5).all()  # the best theta, chosen after seeing the error
+    node = stats[stats["notion"] == "node-DP"]
+    assert "T" not in set(node["mechanism"])  # never silently among the private ones
+    csv = leaderboard_csv("toy", stats, {})
+    assert list(csv.columns) == CSV_COLUMNS
+    marked = csv[csv["mechanism"].str.startswith("T ")]
+    assert set(marked["tuned_in_hindsight"]) == {HINDSIGHT}
+    assert set(marked["notion"]) == {"not private"}
+    board["frame"] = constructed_store
+    written = write_leaderboard([board], tmp_path / "leaderboard")
+    page = (tmp_path / "leaderboard" / "toy.html").read_text()
+    assert HINDSIGHT in page and "not private" in page
+    assert written["tops"]["toy"]
+
+
+def _offline_page(tmp_path, frame) -> tuple:
+    board, _ = _stats(frame)
+    board["frame"] = frame
+    board["claims"] = [{"id": "c", "verdict": "held", "text": "A is best", "source": "test",
+                        "summary": "held in 4 of 4 groups"}]
+    out = tmp_path / "leaderboard"
+    write_leaderboard([board], out)
+    return out / "index.html", out / "toy.html"
+
+
+def test_pages_load_nothing_from_elsewhere(constructed_store, tmp_path):
+    for path in _offline_page(tmp_path, constructed_store):
+        text = path.read_text()
+        assert "<script" not in text and "<link" not in text and "url(" not in text
+        assert " src=" not in text and "@import" not in text
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def chromium_command(user_dir, *args) -> list[str]:
+    """Headless Chromium with networking off (a proxy nobody answers, no background or
+    component traffic) and an empty profile."""
+    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", f"--user-data-dir={user_dir}", "--proxy-server=127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>", *args]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (apt-get install -y chromium)")
+def test_leaderboard_page_renders_in_headless_chromium(constructed_store, tmp_path):
+    _, task_page = _offline_page(tmp_path, constructed_store)
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    shot = tmp_path / "shot.png"
+    dom = subprocess.run(chromium_command(profile, "--dump-dom", task_page.as_uri()),
+                         capture_output=True, text=True, timeout=120)
+    assert "critical difference diagram" in dom.stdout and "toy task" in dom.stdout
+    subprocess.run(chromium_command(profile, f"--screenshot={shot}", "--window-size=1200,900",
+                                    task_page.as_uri()), capture_output=True, timeout=120)
+    assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def test_rows_at_a_default_are_not_averaged_with_rows_set_otherwise(tmp_path):
+    """A stored task may lack a parameter's column (its cell left it at the default): it
+    is its own series, not averaged with the rows that set another value."""
+    rows = _rows("G", "record-DP", "d1", [0.2, 0.2])  # criterion left at its default
+    rows += _rows("G", "record-DP", "d1", [0.8, 0.8], criterion="gini")
+    store = ResultStore(tmp_path / "s")
+    store.write(rows)
+    board = _board({"G": ("record-DP", None)})
+    board["methods"]["G"]["defaults"] = {"criterion": "ig"}
+    stats = cell_stats(tidy_rows(store.load(), board), board)
+    assert dict(zip(stats["series"], stats["mean"], strict=True)) == {
+        "G [criterion=ig]": pytest.approx(0.2), "G [criterion=gini]": pytest.approx(0.8)}
