@@ -76,7 +76,8 @@ def test_tables_ccdf_best_over_and_range(tmp_path):
     for stem in ("best", "range", "ccdf"):
         assert (out / f"{stem}.png").stat().st_size > 1000
     # best over theta: one line, theta = 1 (less noise) chosen at both epsilons
-    assert "toy_noisy_histogram (best theta)" in text and "theta=50" not in text.split("##")[1]
+    assert "toy_noisy_histogram (theta tuned in hindsight, not private)" in text
+    assert "theta=50" not in text.split("##")[1]
     # where: only theta = 50; the reference mechanism takes no theta, so it stays (a dashed
     # level); and a reference line from another metric
     where = text.split("## where:")[1].split("\n## ")[0]

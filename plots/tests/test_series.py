@@ -10,7 +10,8 @@ from plots.series import legend_marks, series_styles, short_caveat
 
 
 def test_a_series_keeps_its_style_when_others_are_added():
-    names = ["θ-Cumulative", "Flowgraph", "Truncation (best theta)", "(θ,Ω)-Histogram"]
+    names = ["θ-Cumulative", "Flowgraph", "Truncation (theta tuned in hindsight, not private)",
+             "(θ,Ω)-Histogram"]
     before = series_styles(names)
     after = series_styles([*names, "laplace_histogram"])
     changed = [n for n in names if before[n] != after[n]]
@@ -153,3 +154,21 @@ def test_a_per_dataset_setting_names_the_panel_not_the_series():
     assert set(out.loc[out["label"] == "Smooth", "series"]) == {"Smooth"}
     assert set(out.loc[out["label"] == "Other", "series"]) == {"Other (theta=1)", "Other (theta=5)"}
     assert set(out["dataset_label"]) == {"adult", "lists [chunk_size=20000]"}
+
+
+def test_a_series_tuned_in_hindsight_says_so():
+    """best_over picks a parameter by its error on the true data: not private, and named so
+    in the legend, summary.md and tables."""
+    import pandas as pd
+
+    from plots.series import best_over
+
+    rows = pd.DataFrame({
+        "dataset": "g", "dataset_options": "{}", "label": ["T", "T", "T", "T", "F"],
+        "params": ['{"epsilon": 1, "theta": 4}', '{"epsilon": 1, "theta": 4}',
+                   '{"epsilon": 1, "theta": 16}', '{"epsilon": 1, "theta": 16}',
+                   '{"epsilon": 1}'],
+        "theta": [4, 4, 16, 16, None], "value": [2.0, 2.2, 1.0, 1.2, 3.0]})
+    best = best_over(rows, "theta", higher_is_better=False)
+    assert set(best["label"]) == {"T (theta tuned in hindsight, not private)", "F"}
+    assert set(best.loc[best["label"] != "F", "theta"]) == {16}
