@@ -17,7 +17,14 @@ import pandas as pd
 from experiments.runner import store_dir
 from experiments.spec import ExperimentSpec
 from experiments.store import RELEASE_METRIC, ResultStore
-from plots.series import add_series, best_over, dataset_label, error_label, legend_marks
+from plots.series import (
+    add_series,
+    best_over,
+    dataset_label,
+    error_label,
+    legend_marks,
+    show_varied,
+)
 from plots.timings import write_timings
 from privpub.errors import ConfigError
 from privpub.results import select_rows
@@ -120,6 +127,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
     rows = add_series(rows, x)
     panel = _column(plot.get("panel", "dataset"))
     hue = _column(plot.get("hue", "series"))
+    rows, hue = show_varied(rows, [panel, x], hue)  # never a mean over what the user varied
     error = plot.get("error", "std")
     ylabel = plot.get("ylabel") or _metric_label(metric)
     names, footnotes = legend_marks(rows, hue, spec.privacy) if hue else ({}, [])

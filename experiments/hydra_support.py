@@ -137,7 +137,7 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
     and ``run`` the jobs' summed counts and seconds."""
     from types import SimpleNamespace
 
-    from experiments.spec import ExperimentSpec
+    from experiments.spec import ExperimentSpec, refresh_auto_plots
 
     groups: dict[tuple, list] = {}
     for outcome in outcomes:
@@ -156,6 +156,8 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
         merged.repetitions = max(merged.repetitions, spec.repetitions)
         for name, value in run.items():
             total[name] = total.get(name, 0) + value
+    for merged, _, _ in groups.values():
+        merged.plots = refresh_auto_plots(merged)
     return [(s, k[2], Path(k[3]), stored, SimpleNamespace(**run) if run else None)
             for k, (s, stored, run) in groups.items()]
 

@@ -27,6 +27,7 @@ __all__ = [
     "ExperimentSpec",
     "resolve_experiment",
     "noise_free_twins",
+    "refresh_auto_plots",
     "plot_metrics",
     "plot_file",
     "PLOT_KINDS",
@@ -274,6 +275,14 @@ def _auto_plots(plots: list[dict], metrics: list[str], cells: list[Cell]) -> lis
             extra.append({"kind": "table", "name": f"{metric}_table", "metrics": [metric],
                           "rows": ["dataset"], "columns": {"label": labels}, "auto": True})
     return [*plots, *extra]
+
+
+def refresh_auto_plots(spec: ExperimentSpec) -> list[dict]:
+    """``spec``'s plots with the automatic ones made again from its cells: a sweep's union
+    (``-m mechanism.epsilon=0.5,2,8``) varies what none of its jobs varied, and its metric
+    without a plot is then drawn against it instead of one mean per dataset."""
+    own = [p for p in spec.plots if not p.get("auto")]
+    return _auto_plots(own, spec.metrics, spec.cells)
 
 
 def _check_param(name: str, value, where: str, privacy: str = ""):

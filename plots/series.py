@@ -18,6 +18,8 @@ __all__ = [
     "add_series",
     "best_over",
     "hindsight_label",
+    "varied_columns",
+    "show_varied",
     "dataset_label",
     "series_styles",
     "legend_marks",
@@ -106,6 +108,61 @@ def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
         labels.append(text)
     frame["dataset_label"] = labels
     return frame
+
+
+def varied_columns(rows: pd.DataFrame, keys) -> list[str]:
+    """The columns that take more than one value among the rows of one group of ``keys``:
+    the dataset (``dataset_label``, else ``dataset``), the series ``label``, the ``metric``
+    or any parameter (a key of ``params``). A mean over such a group would average away a
+    parameter the user varied, e.g. epsilon after ``-m mechanism.epsilon=0.5,2,8``; the
+    caller shows it instead (a column, panel or series): ``docs/design.md`` ("Nothing is
+    averaged over a varied parameter")."""
+    keys = [k for k in dict.fromkeys(keys) if k is not None]
+    if rows.empty or not keys or any(k not in rows.columns for k in keys):
+        return []
+    dataset = "dataset_label" if "dataset_label" in rows.columns else "dataset"
+    params = rows["params"].map(json.loads) if "params" in rows.columns else None
+    names = sorted({k for p in params for k in p}) if params is not None else []
+    groups = [rows[k].astype(str).to_numpy() for k in keys]
+    out = []
+    for name in dict.fromkeys([dataset, "label", "metric", *names]):
+        if name in keys or (name == dataset and "dataset" in keys):
+            continue
+        if name in rows.columns:
+            values = rows[name].astype(str)
+        elif params is not None:
+            values = params.map(lambda p, n=name: json.dumps(p.get(n), sort_keys=True))
+        else:
+            continue
+        if (values.groupby(groups).nunique() > 1).any():
+            out.append(name)
+    return out
+
+
+def show_varied(rows: pd.DataFrame, keys, hue: str | None) -> tuple[pd.DataFrame, str]:
+    """``rows`` with what varies within a group of ``keys`` (:func:`varied_columns`) written
+    into the ``hue`` column (``"RR (edge) · label=mine"``), so that it becomes a series of its
+    own instead of being averaged; returns the rows and the hue column (``series`` when
+    ``hue`` is None and something varies)."""
+    varied = varied_columns(rows, [*keys, hue])
+    if not varied:
+        return rows, hue
+    hue = hue or "series"
+    rows = rows.copy()
+    params = rows["params"].map(json.loads) if "params" in rows.columns else None
+
+    def value(name, i):
+        if name in rows.columns:
+            return rows[name].iloc[i]
+        return params.iloc[i].get(name) if params is not None else None
+
+    shown = []
+    for i in range(len(rows)):
+        parts = [f"{name}={value(name, i)}" for name in varied]
+        head = [str(rows[hue].iloc[i])] if hue in rows.columns else []
+        shown.append(" · ".join([*head, *parts]))
+    rows[hue] = shown
+    return rows, hue
 
 
 def hindsight_label(label: str, over: str) -> str:

@@ -124,6 +124,7 @@ def table_cells(
     if metrics is not None:
         sub = sub[sub["metric"].isin(list(metrics))]
     sub = select_rows(sub, where, empty="keep")
+    rows += _varied_rows(sub, rows, columns)
     combos = list(itertools.product(*columns.values()))
     cells = []
     for key in _row_keys(sub, rows, paper):
@@ -146,6 +147,19 @@ def table_cells(
                 }
             )
     return cells
+
+
+def _varied_rows(sub: pd.DataFrame, rows: list[str], columns: dict) -> list[str]:
+    """What varies within one cell of the table (:func:`plots.series.varied_columns`), as
+    extra row columns: a cell never averages over a parameter the user varied."""
+    from plots.series import varied_columns
+
+    varied = varied_columns(sub, [*rows, *columns])
+    hidden = [name for name in varied if name not in sub.columns]
+    if hidden:
+        raise ConfigError(f"table plot: the results vary in {', '.join(hidden)} within one "
+                          "cell of the table; add it to the table's rows or columns")
+    return varied
 
 
 def _row_keys(sub: pd.DataFrame, rows: list[str], paper: dict | None) -> list[tuple]:

@@ -170,3 +170,28 @@ def test_a_draw_with_nothing_changed_is_skipped_and_any_change_redraws(tmp_path)
     spec.repetitions = 3
     run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
     assert drawn()[0]
+
+
+def test_a_varied_parameter_is_never_averaged_away(tmp_path):
+    """Issue 25: a table (or a line) whose rows differ in something it does not show took
+    their mean (epasto2022 Fig. 3c's suppressed_fraction_table over three epsilons). Now a
+    table gains a column for it and a line plot a series; a tradeoff keeps its series."""
+    exp = toy_experiment(
+        datasets=["sbm_small"], repetitions=1,
+        mechanisms=[{"name": "toy_drop", "label": "A"},
+                    {"name": "toy_drop", "label": "B", "params": {"fail_at": 99}}],
+        plots=[{"x": "epsilon", "metric": "jaccard", "panel": None, "hue": "dataset",
+                "name": "pooled"},
+               {"kind": "table", "name": "tab", "rows": ["dataset"], "columns": {"label": ["A"]},
+                "metrics": ["jaccard"]},
+               {"kind": "tradeoff", "x_metric": "jaccard", "y_metric": "created_fraction",
+                "along": "epsilon", "name": "trade"}])
+    spec = resolve_experiment(exp, scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    text = draw_experiment(spec, tmp_path)
+    pooled = text.split("## pooled")[1].split("\n## ")[0]
+    assert "label=A" in pooled and "label=B" in pooled
+    table = (tmp_path / "toy" / "paper" / "tab.csv").read_text().splitlines()
+    assert table[0].startswith("dataset,epsilon") and len(table) == 1 + 4
+    trade = text.split("## trade")[1]
+    assert "A" in trade and "B" in trade
