@@ -148,7 +148,6 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         reference_lines=references,
         legend_names=names,
         footnotes=footnotes,
-        style_memory=_styles(out, spec),
         linestyles=plot.get("linestyles"),
     )
     table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
@@ -160,14 +159,6 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         f"## {name}: {ylabel} vs {x}\n\nmean over repetitions; {error_label(error, reps)}\n\n"
         f"```\n{text}\n```\n" + "".join(f"\n{f}" for f in footnotes)
     )
-
-
-def _styles(out: Path, spec: ExperimentSpec) -> Path:
-    """The experiment's style memory: a series looks the same in all its figures."""
-    for parent in out.parents:
-        if parent.name == spec.name:
-            return parent / "styles.json"
-    return out / "styles.json"
 
 
 def _column(name):
@@ -233,7 +224,6 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
         cumulative=str(plot.get("cumulative", "ccdf")),
         legend_names=names,
         footnotes=footnotes,
-        style_memory=_styles(out, spec),
     )
     picked = picked[picked["series"] != "truth"][["dataset_label", "series", "rep", "error"]]
     return name, "figure", (
@@ -274,7 +264,7 @@ def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentS
                   along=along, xlabel=xlabel, ylabel=ylabel,
                   title=_title(plot, spec, f"{ylabel} vs {xlabel}, one point per {along}"),
                   logx=bool(plot.get("logx", False)), logy=bool(plot.get("logy", False)),
-                  legend_names=names, footnotes=footnotes, style_memory=_styles(out, spec))
+                  legend_names=names, footnotes=footnotes)
     points = tradeoff_points(rows, x_metric=x_metric, y_metric=y_metric, along=along)
     return name, "figure", (
         f"## {name}: {ylabel} vs {xlabel}, one point per {along} (means)\n\n"

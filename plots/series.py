@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from pathlib import Path
 
 import pandas as pd
 
@@ -23,6 +22,7 @@ __all__ = [
     "dataset_label",
     "series_styles",
     "legend_marks",
+    "caveat_mark",
     "short_caveat",
     "MARKERS",
     "ERROR_KINDS",
@@ -44,7 +44,8 @@ ERROR_KINDS = {
     None: "no error bars",
 }
 
-_CAVEAT_MARKS = ("†", "‡", "§", "¶", "#", "**")
+#: Caveat marks; a caveat's mark is picked by a hash of its text (:func:`caveat_mark`).
+_CAVEAT_MARKS = ("†", "‡", "§", "¶", "#", "*", "♠", "♣", "♦", "♥")
 
 
 def error_label(error: str | None, n: int | None = None) -> str:
@@ -220,57 +221,18 @@ def _hash(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
 
 
-def series_styles(names, *, memory: Path | None = None) -> dict[str, tuple]:
-    """A (colour, marker) per series name that does not change when other series are drawn.
-
-    A name's colour is the first free one from its hash; with ``memory`` (a JSON file, one
-    per experiment: ``results/<experiment>/styles.json``) every name keeps the style it got
-    when it was first drawn, in every figure of the experiment (any scale or variant), and a
-    new name avoids the colours that earlier names hold. Without ``memory`` the styles depend
-    on the names drawn together only through colour collisions.
-    """
+def series_styles(names) -> dict[str, tuple]:
+    """A (colour, marker) per series name that depends on the name alone: a hash of the name
+    picks one of the 20 colours of :func:`_palette` and, independently, one of the
+    :data:`MARKERS`. A series looks the same in every figure, run and experiment, whatever
+    else is drawn (two series of one figure may share a colour; their markers then differ
+    with probability 11/12, and the legend names both)."""
     palette = _palette()
-    names = sorted({str(n) for n in names})
-    known = _load_styles(memory)
-    held = {c for c, _ in known.values()}
-    in_figure = {known[n][0] for n in names if n in known}
-    for name in names:
-        if name in known:
-            continue
+    out = {}
+    for name in sorted({str(n) for n in names}):
         h = _hash(name)
-        avoid = held if len(held) < len(palette) else in_figure
-        index = h % 8  # the strongest colours first
-        for step in range(len(palette)):
-            if (h % 8 + step) % len(palette) not in avoid:
-                index = (h % 8 + step) % len(palette)
-                break
-        known[name] = (index, (h // 10) % len(MARKERS))
-        held.add(index)
-        in_figure.add(index)
-    if memory is not None:
-        _save_styles(memory, known)
-    return {n: (palette[known[n][0]], MARKERS[known[n][1]]) for n in names}
-
-
-def _load_styles(memory: Path | None) -> dict[str, tuple[int, int]]:
-    if memory is None:
-        return {}
-    try:
-        raw = json.loads(Path(memory).read_text())
-        return {str(k): (int(v[0]), int(v[1])) for k, v in raw.items()}
-    except (OSError, ValueError, TypeError, IndexError):
-        return {}
-
-
-def _save_styles(memory: Path, known: dict) -> None:
-    import os
-    import uuid
-
-    memory = Path(memory)
-    memory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memory.with_name(f".{memory.name}.{uuid.uuid4().hex[:8]}")
-    tmp.write_text(json.dumps({k: list(v) for k, v in sorted(known.items())}, ensure_ascii=False))
-    os.replace(tmp, memory)
+        out[name] = (palette[h % len(palette)], MARKERS[(h // len(palette)) % len(MARKERS)])
+    return out
 
 
 def short_caveat(text: str, width: int = 240) -> str:
@@ -297,6 +259,13 @@ def _says(label: str, notion: str) -> bool:
     return notion.lower() in label
 
 
+def caveat_mark(caveat: str) -> str:
+    """The mark of a caveat (``†`` ...): a hash of its text alone, the same in every figure,
+    run and experiment. Two caveats of one figure may share a mark; the footnotes name the
+    series each applies to."""
+    return _CAVEAT_MARKS[_hash(" ".join(str(caveat).split())) % len(_CAVEAT_MARKS)]
+
+
 def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
     """Legend names and caveat footnotes of the series in ``rows``.
 
@@ -320,7 +289,7 @@ def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
             for label in pd.unique(group[label_of].astype(str)):
                 if label not in labels:
                     labels.append(label)
-    marks = {c: _CAVEAT_MARKS[i % len(_CAVEAT_MARKS)] for i, c in enumerate(owners)}
+    marks = {c: caveat_mark(c) for c in owners}
     for value, group in groups:
         text = str(value)
         notions = sorted({str(p) for p in group["privacy"].dropna()}) if has_privacy else []

@@ -195,3 +195,50 @@ def test_a_varied_parameter_is_never_averaged_away(tmp_path):
     assert table[0].startswith("dataset,epsilon") and len(table) == 1 + 4
     trade = text.split("## trade")[1]
     assert "A" in trade and "B" in trade
+
+
+def _legend_styles(fig) -> dict:
+    """{series: (colour, marker, legend text)} of a drawn figure."""
+    from matplotlib.legend import Legend
+
+    (legend,) = {id(x): x for x in fig.findobj(Legend)}.values()
+    texts = [t.get_text() for t in legend.get_texts()]
+    out = {}
+    for container in fig.axes[0].containers:  # one errorbar container per series
+        name = container.get_label()
+        line = container.lines[0]
+        shown = [t for t in texts if t.startswith(name)]
+        out[name] = (str(line.get_color()), str(line.get_marker()), shown[0])
+    return out
+
+
+def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeypatch):
+    """Issue 25: a series' colour, marker and caveat mark depend on the series alone
+    (Truncation's mark went from § to ¶ and a plug-in from black to purple between runs)."""
+    import plots.lines
+
+    drawn = {}
+    original = plots.lines.save_figure
+
+    def capture(fig, out_stem):
+        if out_stem.name == "j":
+            drawn[out_stem.parent.parent.name] = _legend_styles(fig)
+        return original(fig, out_stem)
+
+    monkeypatch.setattr(plots.lines, "save_figure", capture)
+    own = [{"name": "toy_drop", "label": "Drop"},
+           {"name": "toy_caveated", "label": "Caveat one", "params": {"tag": 1}},
+           {"name": "toy_caveated", "label": "Caveat two", "params": {"tag": 2}}]
+    added = [{"name": "toy_caveated", "label": "A newcomer", "params": {"tag": 3}},
+             {"name": "toy_drop", "label": "Another", "params": {"fail_at": 99}}]
+    for name, entries in (("without", own), ("with", own + added)):
+        exp = toy_experiment(name=name, datasets=["sbm_small"], repetitions=1,
+                             grid={"epsilon": [1, 2]}, mechanisms=entries,
+                             plots=[{"x": "epsilon", "metric": "jaccard", "name": "j"}])
+        spec = resolve_experiment(exp, scale="paper")
+        run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+        draw_experiment(spec, tmp_path)
+    without, with_added = drawn["without"], drawn["with"]
+    assert len(without) == 3 and len(with_added) == 5
+    for legend, style in without.items():
+        assert with_added[legend] == style, legend  # same mark (in the text), colour, marker
