@@ -177,7 +177,7 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="task")
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        from experiments.cli import draw, variant_slug
+        from experiments.cli import closing_line, draw, figure_path, variant_slug
 
         global _SWEEP_BAR
         if _SWEEP_BAR is not None:
@@ -185,10 +185,14 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = None
         outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
         overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+        drawn: dict[Path, list[Path]] = {}
         for spec, seed, results_dir, (stored, redraw), run in union_specs(outcomes):
             variant = variant_slug(overrides, seed)
             print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
                        plot_stored=stored, redraw=redraw, summary=run), flush=True)
+            drawn.setdefault(results_dir, []).append(figure_path(spec, results_dir, variant))
+        for results_dir, figure_dirs in drawn.items():
+            print(closing_line(figure_dirs, results_dir), flush=True)
         if not outcomes:  # e.g. experiment=glob(nosuch_*): Hydra launches nothing
             print(f"privpub: error: the sweep {' '.join(overrides)} ran no job (no option "
                   "matched; `privpub list` shows the experiments)", file=sys.stderr, flush=True)
