@@ -178,16 +178,24 @@ def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool) -> pd.D
     with the smallest error" (day2016 Sec 4.1, Truncation). Choosing by the error is a
     look at the true data that no privacy budget pays for, so the label says so:
     ``"<label> (<over> tuned in hindsight, not private)"`` (:func:`hindsight_label`); the
-    chosen value stays in the ``over`` column. Rows whose mechanism does not take ``over``
-    are returned unchanged."""
+    chosen value stays in the ``over`` column. Rows of a label that has one ``over`` value
+    per point (nothing to choose from), or whose mechanism does not take ``over``, are
+    returned unchanged."""
     params = frame["params"].map(json.loads)
-    has = params.map(lambda p: over in p).to_numpy()
+    rest = params.map(lambda p: json.dumps({k: v for k, v in p.items() if k != over}))
+    key = (frame["dataset"] + "|" + frame["dataset_options"].astype(str) + "|"
+           + frame["label"] + "|" + rest)
+    has = params.map(lambda p: over in p).to_numpy(copy=True)
+    if not has.any():
+        return frame
+    choices = frame[has].groupby(key[has])[over].nunique()
+    tuned = set(frame.loc[has & key.isin(choices.index[choices > 1]).to_numpy(), "label"])
+    has &= frame["label"].isin(tuned).to_numpy()
     if not has.any():
         return frame
     rows = frame[has].copy()
-    rest = params[has].map(lambda p: json.dumps({k: v for k, v in p.items() if k != over}))
-    rows["_key"] = rows["dataset"] + "|" + rows["dataset_options"].astype(str)
-    rows["_key"] += "|" + rows["label"] + "|" + rest
+    rest = rest[has]
+    rows["_key"] = key[has]
     means = rows.groupby(["_key", over])["value"].mean().reset_index()
     means = means.sort_values("value", ascending=not higher_is_better, kind="stable")
     best = means.drop_duplicates("_key")

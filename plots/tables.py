@@ -154,7 +154,13 @@ def _varied_rows(sub: pd.DataFrame, rows: list[str], columns: dict) -> list[str]
     extra row columns: a cell never averages over a parameter the user varied."""
     from plots.series import varied_columns
 
-    varied = varied_columns(sub, [*rows, *columns])
+    shown = np.ones(len(sub), dtype=bool)  # the rows some cell of the table averages
+    for col, options in columns.items():
+        in_column = np.zeros(len(sub), dtype=bool)
+        for option in options:
+            in_column |= condition_mask(sub, col, option, empty="drop")
+        shown &= in_column
+    varied = varied_columns(sub[shown], [*rows, *columns])
     hidden = [name for name in varied if name not in sub.columns]
     if hidden:
         raise ConfigError(f"table plot: the results vary in {', '.join(hidden)} within one "

@@ -159,3 +159,15 @@ def test_a_series_tuned_in_hindsight_says_so():
     best = best_over(rows, "theta", higher_is_better=False)
     assert set(best["label"]) == {"T (theta tuned in hindsight, not private)", "F"}
     assert set(best.loc[best["label"] != "F", "theta"]) == {16}
+
+
+def test_a_series_with_one_value_to_choose_from_is_not_tuned():
+    import pandas as pd
+
+    from plots.series import best_over
+
+    rows = pd.DataFrame({
+        "dataset": "g", "dataset_options": "{}", "label": ["Fixed", "Fixed"],
+        "params": ['{"epsilon": 1, "theta": 32}', '{"epsilon": 2, "theta": 32}'],
+        "theta": [32, 32], "value": [2.0, 1.0]})
+    assert best_over(rows, "theta", higher_is_better=False).equals(rows)
