@@ -54,7 +54,11 @@ def _choices(argv: list[str]) -> tuple[list[str], list[str]]:
 
     wanted = [a for a in argv if a.lstrip("+~").split("=", 1)[0] in ("plugins", "mechanism")]
     plugins, names = [], []
-    for override in OverridesParser.create().parse_overrides(wanted):
+    try:
+        parsed = OverridesParser.create().parse_overrides(wanted)
+    except Exception:  # Hydra reports a malformed override itself, in its own words
+        return plugins, names
+    for override in parsed:
         value = override.value()
         if override.is_delete() or isinstance(value, Glob):  # a glob matches conf/ only
             continue
