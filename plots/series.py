@@ -44,8 +44,9 @@ ERROR_KINDS = {
     None: "no error bars",
 }
 
-#: Caveat marks; a caveat's mark is picked by a hash of its text (:func:`caveat_mark`).
-_CAVEAT_MARKS = ("†", "‡", "§", "¶", "#", "*", "♠", "♣", "♦", "♥")
+#: Caveat marks; a caveat's mark is picked by a hash of its text (:func:`caveat_mark`). None
+#: is markdown syntax at the start of a line (summary.md's footnotes): no ``#`` or ``*``.
+_CAVEAT_MARKS = ("†", "‡", "§", "¶", "♠", "♣", "♦", "♥", "◊", "※")
 
 
 def error_label(error: str | None, n: int | None = None) -> str:
