@@ -6,6 +6,7 @@ fingerprint, plot kinds): ``docs/design.md`` ("Figures show what was asked", "Pl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -22,6 +23,7 @@ from plots.series import (
     best_over,
     dataset_label,
     error_label,
+    label_colours,
     legend_marks,
     show_varied,
 )
@@ -148,6 +150,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         reference_lines=references,
         legend_names=names,
         footnotes=footnotes,
+        colours=_colours(),
         linestyles=plot.get("linestyles"),
     )
     table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
@@ -159,6 +162,16 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         f"## {name}: {ylabel} vs {x}\n\nmean over repetitions; {error_label(error, reps)}\n\n"
         f"```\n{text}\n```\n" + "".join(f"\n{f}" for f in footnotes)
     )
+
+
+@functools.cache
+def _colours() -> dict[str, int]:
+    """The colour of every series label of the checkout's experiment files: the same in
+    every figure, run and experiment (docs/design.md, "Stable identity")."""
+    from experiments.catalog import PROJECT_ROOT, label_groups
+
+    conf = PROJECT_ROOT / "conf"
+    return label_colours(label_groups(conf)) if (conf / "experiment").is_dir() else {}
 
 
 def _column(name):
@@ -224,6 +237,7 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
         cumulative=str(plot.get("cumulative", "ccdf")),
         legend_names=names,
         footnotes=footnotes,
+        colours=_colours(),
     )
     picked = picked[picked["series"] != "truth"][["dataset_label", "series", "rep", "error"]]
     return name, "figure", (
@@ -264,7 +278,7 @@ def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentS
                   along=along, xlabel=xlabel, ylabel=ylabel,
                   title=_title(plot, spec, f"{ylabel} vs {xlabel}, one point per {along}"),
                   logx=bool(plot.get("logx", False)), logy=bool(plot.get("logy", False)),
-                  legend_names=names, footnotes=footnotes)
+                  legend_names=names, footnotes=footnotes, colours=_colours())
     points = tradeoff_points(rows, x_metric=x_metric, y_metric=y_metric, along=along)
     return name, "figure", (
         f"## {name}: {ylabel} vs {xlabel}, one point per {along} (means)\n\n"

@@ -91,6 +91,7 @@ def plot_ccdf(
     logy: bool = True,
     title: str | None = None,
     legend_names: dict | None = None,
+    colours: dict[str, int] | None = None,
     footnotes: list[str] | None = None,
     cumulative: str = "ccdf",
 ) -> list[Path]:
@@ -106,7 +107,7 @@ def plot_ccdf(
     picked = median_releases(frame, select=select, where=where, best_over=best_over)
     panels = sorted(picked["dataset_label"].unique())
     series = sorted(s for s in picked["series"].unique() if s != "truth")
-    styles = series_styles(series)
+    styles = series_styles(series, colours)
     legend_names = legend_names or {}
     ncols = min(len(panels), 4)
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, width=4.0, height=3.2,

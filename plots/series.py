@@ -21,6 +21,7 @@ __all__ = [
     "show_varied",
     "dataset_label",
     "series_styles",
+    "label_colours",
     "legend_marks",
     "caveat_mark",
     "short_caveat",
@@ -230,17 +231,50 @@ def _hash(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
 
 
-def series_styles(names) -> dict[str, tuple]:
-    """A (colour, marker) per series name that depends on the name alone: a hash of the name
-    picks one of the 20 colours of :func:`_palette` and, independently, one of the
-    :data:`MARKERS`. A series looks the same in every figure, run and experiment, whatever
-    else is drawn (two series of one figure may share a colour; their markers then differ
-    with probability 11/12, and the legend names both)."""
+def label_colours(groups) -> dict[str, int]:
+    """A palette index per series label, from ``groups`` (the labels each experiment file
+    draws together): labels in sorted order, each taking the first colour from its hash
+    (:func:`_hash`, the strongest eight first) that no label of a group it shares holds yet.
+    It depends on the experiment files alone, never on what one figure or run draws."""
+    groups = [sorted({str(x) for x in g}) for g in groups]
+    n = len(_palette())
+    neighbours: dict[str, set] = {}
+    for group in groups:
+        for label in group:
+            neighbours.setdefault(label, set()).update(x for x in group if x != label)
+    colours: dict[str, int] = {}
+    for label in sorted(neighbours):
+        held = {colours[x] for x in neighbours[label] if x in colours}
+        start = _hash(label) % 8
+        colours[label] = next(((start + i) % n for i in range(n) if (start + i) % n not in held),
+                              start)
+    return colours
+
+
+def _known(name: str, colours: dict) -> str | None:
+    """The longest label of ``colours`` that ``name`` is or starts (``Truncation (theta=4)``
+    -> ``Truncation``)."""
+    if name in colours:
+        return name
+    found = [k for k in colours if name.startswith((f"{k} (", f"{k} ·", f"{k} ["))]
+    return max(found, key=len) if found else None
+
+
+def series_styles(names, colours: dict[str, int] | None = None) -> dict[str, tuple]:
+    """A (colour, marker) per series name that depends on the name alone, never on what else
+    is drawn. The colour is that of its label in ``colours`` (:func:`label_colours`: the
+    experiment files' labels, coloured apart where they are drawn together), else a hash of
+    the name into the 20 colours of :func:`_palette` (a plug-in, a dataset); the marker is a
+    hash of the whole name into :data:`MARKERS` (``RPS (depth=5)`` and ``RPS (depth=50)``
+    share RPS's colour, not, as a rule, its marker)."""
     palette = _palette()
+    colours = colours or {}
     out = {}
     for name in sorted({str(n) for n in names}):
         h = _hash(name)
-        out[name] = (palette[h % len(palette)], MARKERS[(h // len(palette)) % len(MARKERS)])
+        known = _known(name, colours)
+        colour = colours[known] if known is not None else h % len(palette)
+        out[name] = (palette[colour % len(palette)], MARKERS[(h // len(palette)) % len(MARKERS)])
     return out
 
 

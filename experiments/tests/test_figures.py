@@ -242,3 +242,18 @@ def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeyp
     assert len(without) == 3 and len(with_added) == 5
     for legend, style in without.items():
         assert with_added[legend] == style, legend  # same mark (in the text), colour, marker
+
+
+def test_the_series_an_experiment_file_draws_together_have_distinct_colours():
+    """A hash alone gave Flowgraph and RPS one cyan in day2016 Fig. 3; the experiment files'
+    labels are coloured apart where they are drawn together, and a plug-in hashes."""
+    from experiments.catalog import PROJECT_ROOT, label_groups
+    from experiments.figures import _colours
+    from plots.series import series_styles
+
+    colours = _colours()
+    for group in label_groups(PROJECT_ROOT / "conf"):
+        drawn = series_styles(group, colours)
+        assert len({c for c, _ in drawn.values()}) == len(set(group)), group
+    assert series_styles(["Truncation (theta=4)"], colours)["Truncation (theta=4)"][0] == \
+        series_styles(["Truncation"], colours)["Truncation"][0]
