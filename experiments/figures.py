@@ -193,6 +193,7 @@ def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         digits=int(plot.get("digits", 4)),
         ratio=bool(plot.get("ratio", False)),
         stat=str(plot.get("stat", "mean")),
+        average_over=plot.get("average_over") or (),
     )
     claim = next((c for c in spec.claims
                   if c["kind"] == "table" and c.get("plot") == plot.get("name")), None)
