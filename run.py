@@ -53,6 +53,19 @@ def _preflight(argv: list[str]) -> None:
             sys.exit(2)
 
 
+def _mechanism_configs(argv: list[str]) -> None:
+    """``mechanism=<name>`` of a plug-in without a YAML in conf/ (plugins= imported first);
+    a bad plug-in or an unknown name is one line, exit 2."""
+    from experiments.hydra_support import register_mechanism_configs
+    from privpub.errors import PrivpubError
+
+    try:
+        register_mechanism_configs(argv)
+    except PrivpubError as exc:
+        print(f"privpub: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
 def _jobs_started() -> bool:
     from experiments.cli import task_started
     from experiments.hydra_support import sweep_dir
@@ -63,6 +76,7 @@ def _jobs_started() -> bool:
 
 if __name__ == "__main__":
     _preflight(sys.argv[1:])
+    _mechanism_configs(sys.argv[1:])
     try:
         main()
     except SystemExit as exc:

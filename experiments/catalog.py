@@ -18,6 +18,7 @@ __all__ = [
     "load_experiments",
     "read_yaml",
     "scale_datasets",
+    "label_groups",
 ]
 
 #: The checkout holding run.py and conf/ (the parent of the ``experiments`` package).
@@ -94,3 +95,15 @@ def scale_datasets(exp: dict, scale: str) -> list[str]:
         items = [items]
     names = [d if isinstance(d, str) else (d or {}).get("name") for d in items]
     return [n for n in dict.fromkeys(names) if isinstance(n, str)]
+
+
+def label_groups(conf: Path) -> list[list[str]]:
+    """The series labels each experiment file draws together (its mechanisms' labels, else
+    their names), for colours that tell them apart (:func:`plots.series.label_colours`)."""
+    groups = []
+    for _, exp, _ in load_experiments(conf):
+        entries = (exp or {}).get("mechanisms") or []
+        labels = [e if isinstance(e, str) else (e or {}).get("label") or (e or {}).get("name")
+                  for e in (entries if isinstance(entries, list) else [])]
+        groups.append([str(x) for x in labels if x])
+    return groups

@@ -24,6 +24,7 @@ __all__ = [
     "TOP_LEVEL_KEYS",
     "check_run_config",
     "check_writable",
+    "closing_line",
     "run_from_config",
     "spec_from_config",
     "variant_slug",
@@ -296,6 +297,7 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
                     plot_stored=c["plot_stored"], redraw=c["redraw"], summary=summary)
         if text:
             print(text, flush=True)
+        print(closing_line([figure_path(spec, results_dir, variant)], results_dir), flush=True)
     if summary.failed:
         print(f"privpub: {len(summary.failures)} task(s) failed (listed above)",
               file=sys.stderr, flush=True)
@@ -352,7 +354,30 @@ def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str
     if plot_stored:
         draw_experiment(spec, results_dir, seed=seed, variant="stored", stored=True,
                         redraw=redraw)
-    where = results_dir / spec.name / spec.scale
-    where = where / "variants" / variant if variant else where
+    where = figure_path(spec, results_dir, variant)
     return f"{text}\nfigures: {where}" if text else f"figures: {where}"
+
+
+def figure_path(spec: ExperimentSpec, results_dir: Path, variant: str | None) -> Path:
+    """The directory ``spec``'s figures (and ``claims.json``) are drawn into."""
+    where = Path(results_dir) / spec.name / spec.scale
+    return where / "variants" / variant if variant else where
+
+
+def closing_line(figure_dirs, results_dir: Path) -> str:
+    """The last line of a run: the verdicts of the claims drawn into ``figure_dirs``, in one
+    line, and where report.html is (``privpub: claims: 12 held, 1 not held, 2 not
+    evaluated; report: /abs/results/report.html``)."""
+    counts: dict[str, int] = {"held": 0, "not held": 0, "not evaluated": 0}
+    for where in figure_dirs:
+        try:
+            claims = json.loads((Path(where) / "claims.json").read_text())
+        except (OSError, ValueError):
+            continue
+        for claim in claims if isinstance(claims, list) else []:
+            verdict = str(claim.get("verdict", "not evaluated"))
+            counts[verdict] = counts.get(verdict, 0) + 1
+    verdicts = ", ".join(f"{n} {v}" for v, n in counts.items())
+    report = (Path(results_dir) / "report.html").resolve()
+    return f"privpub: claims: {verdicts}; report: {report}"
 

@@ -2,11 +2,11 @@
 show what a name is.
 
 Subcommands: ``list`` (every experiment: figure, datasets, tasks and time per scale),
-``data`` (every data file: present / missing / corrupt), ``reproduce`` (the command that
-regenerates a paper) and ``show`` (:mod:`experiments.show`). Heavy modules (the data layer,
-the registry) are imported only by the subcommands that need them, so ``privpub --help`` is
-fast. Usage: README.md ("Discover and reproduce"); design: docs/design.md (Experiments:
-"Start-up").
+``data`` (every data file: present / missing / corrupt), ``reproduce`` (runs the command
+that regenerates a paper, after printing it, its expected time and any missing data) and
+``show`` (:mod:`experiments.show`). Heavy modules (the data layer, the registry) are imported
+only by the subcommands that need them, so ``privpub --help`` is fast. Usage: README.md
+("Discover and reproduce"); design: docs/design.md (Experiments: "Start-up").
 """
 
 from __future__ import annotations
@@ -447,10 +447,52 @@ def _cmd_reproduce(args, out) -> int:
                             run_py="run.py" if here else str(run_py))
     print(shlex.join(cmd), file=out)
     print(f"# {len(mine)} experiment(s): {', '.join(mine)}", file=out)
-    if not args.run:
+    if args.print_only:
         return EXIT_OK
+    missing, measured = _missing_data_and_time(args, set(mine))
+    print(f"# expected time: {expected_time(args.paper, args.scale)}"
+          + (f"; the last runs here: {_fmt_seconds(measured)} of work" if measured else ""),
+          file=out)
+    if missing:
+        print(f"# not run: data missing or corrupt: {', '.join(missing)} "
+              "(`privpub data` names the files and URLs; `privpub data --download` fetches "
+              "those with a direct URL)", file=out)
+        return EXIT_PROBLEMS
+    print("# data: every file present", file=out)
     out.flush()
     return subprocess.call([sys.executable, str(run_py), *cmd[2:]])
+
+
+def expected_time(paper: str, scale: str, timings: Path | None = None) -> str:
+    """What docs/timings.md measured for ``paper`` at ``scale`` (from an empty store and with
+    everything stored, 2 cores), or a sentence saying it has no such row."""
+    timings = timings or PROJECT_ROOT / "docs" / "timings.md"
+    key = "all five" if paper == "all" else paper
+    try:
+        lines = timings.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        cells = [c.strip().replace("**", "") for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 5 and cells[0] == key and cells[1] == scale:
+            return (f"{cells[3]} from an empty store, {cells[4]} with everything stored "
+                    "(docs/timings.md, 2 cores)")
+    return f"not measured at scale={scale} (docs/timings.md has no row for {key})"
+
+
+def _missing_data_and_time(args, names: set[str]) -> tuple[list[str], float | None]:
+    """The datasets the experiments ``names`` need at ``args.scale`` that are not present,
+    and the seconds of work their last runs in the results directory took (None: none)."""
+    given = dict(o.split("=", 1) for o in args.overrides if "=" in o)
+    table = experiment_table(conf_dir=args.conf_dir, data_dir=given.get("data_dir"),
+                             results_dir=given.get("results_dir", "results"),
+                             paper=None if args.paper == "all" else args.paper,
+                             scales=(args.scale,))
+    rows = [e["scales"].get(args.scale) or {} for e in table["experiments"]
+            if e["name"] in names]
+    missing = [d for row in rows for d in row.get("missing") or []]
+    seconds = [row["expected_seconds"] for row in rows if row.get("expected_seconds")]
+    return list(dict.fromkeys(missing)), (sum(seconds) if seconds else None)
 
 
 # --------------------------------------------------------------------------- show
@@ -516,12 +558,16 @@ def _add_data(sub) -> None:
 
 
 def _add_reproduce(sub) -> None:
-    rep = sub.add_parser("reproduce", help="the one command that regenerates every figure and "
-                         "table of a paper (or of all papers)")
+    rep = sub.add_parser("reproduce", help="regenerate every figure and table of a paper (or "
+                         "of all papers): print the command, the expected time and any missing "
+                         "data, then run it (--print: only print)")
     rep.add_argument("paper", help="paper key (e.g. day2016, qardaji2012) or 'all'")
     rep.add_argument("--scale", choices=SCALES, default="paper",
                      help="smoke | small | paper (default: paper)")
-    rep.add_argument("--run", action="store_true", help="run it now instead of printing it")
+    rep.add_argument("--print", dest="print_only", action="store_true",
+                     help="only print the command (by default it runs, after printing it, "
+                     "the expected time and any missing data)")
+    rep.add_argument("--run", action="store_true", help=argparse.SUPPRESS)  # the default now
     rep.add_argument("overrides", nargs="*",
                      help="extra Hydra overrides appended to the command (e.g. n_jobs=2)")
     rep.add_argument("--conf-dir", help=argparse.SUPPRESS)

@@ -6,6 +6,7 @@ fingerprint, plot kinds): ``docs/design.md`` ("Figures show what was asked", "Pl
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -17,7 +18,15 @@ import pandas as pd
 from experiments.runner import store_dir
 from experiments.spec import ExperimentSpec
 from experiments.store import RELEASE_METRIC, ResultStore
-from plots.series import add_series, best_over, dataset_label, error_label, legend_marks
+from plots.series import (
+    add_series,
+    best_over,
+    dataset_label,
+    error_label,
+    label_colours,
+    legend_marks,
+    show_varied,
+)
 from plots.timings import write_timings
 from privpub.errors import ConfigError
 from privpub.results import select_rows
@@ -120,6 +129,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
     rows = add_series(rows, x)
     panel = _column(plot.get("panel", "dataset"))
     hue = _column(plot.get("hue", "series"))
+    rows, hue = show_varied(rows, [panel, x], hue)  # never a mean over what the user varied
     error = plot.get("error", "std")
     ylabel = plot.get("ylabel") or _metric_label(metric)
     names, footnotes = legend_marks(rows, hue, spec.privacy) if hue else ({}, [])
@@ -140,7 +150,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         reference_lines=references,
         legend_names=names,
         footnotes=footnotes,
-        style_memory=_styles(out, spec),
+        colours=_colours(),
         linestyles=plot.get("linestyles"),
     )
     table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
@@ -154,12 +164,14 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
     )
 
 
-def _styles(out: Path, spec: ExperimentSpec) -> Path:
-    """The experiment's style memory: a series looks the same in all its figures."""
-    for parent in out.parents:
-        if parent.name == spec.name:
-            return parent / "styles.json"
-    return out / "styles.json"
+@functools.cache
+def _colours() -> dict[str, int]:
+    """The colour of every series label of the checkout's experiment files: the same in
+    every figure, run and experiment (docs/design.md, "Stable identity")."""
+    from experiments.catalog import PROJECT_ROOT, label_groups
+
+    conf = PROJECT_ROOT / "conf"
+    return label_colours(label_groups(conf)) if (conf / "experiment").is_dir() else {}
 
 
 def _column(name):
@@ -181,6 +193,7 @@ def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         digits=int(plot.get("digits", 4)),
         ratio=bool(plot.get("ratio", False)),
         stat=str(plot.get("stat", "mean")),
+        average_over=plot.get("average_over") or (),
     )
     claim = next((c for c in spec.claims
                   if c["kind"] == "table" and c.get("plot") == plot.get("name")), None)
@@ -225,7 +238,7 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
         cumulative=str(plot.get("cumulative", "ccdf")),
         legend_names=names,
         footnotes=footnotes,
-        style_memory=_styles(out, spec),
+        colours=_colours(),
     )
     picked = picked[picked["series"] != "truth"][["dataset_label", "series", "rep", "error"]]
     return name, "figure", (
@@ -266,7 +279,7 @@ def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentS
                   along=along, xlabel=xlabel, ylabel=ylabel,
                   title=_title(plot, spec, f"{ylabel} vs {xlabel}, one point per {along}"),
                   logx=bool(plot.get("logx", False)), logy=bool(plot.get("logy", False)),
-                  legend_names=names, footnotes=footnotes, style_memory=_styles(out, spec))
+                  legend_names=names, footnotes=footnotes, colours=_colours())
     points = tradeoff_points(rows, x_metric=x_metric, y_metric=y_metric, along=along)
     return name, "figure", (
         f"## {name}: {ylabel} vs {xlabel}, one point per {along} (means)\n\n"

@@ -13,6 +13,10 @@ directory (:mod:`experiments.cli`). When the sweep ends, :class:`PrivpubCallback
 
 With the basic launcher (jobs one after another in this process) one progress bar covers
 the whole sweep: its total is every job's task count, resolved when the sweep starts.
+
+Before Hydra composes, :func:`register_mechanism_configs` gives ``mechanism=<name>`` a config
+for a mechanism that has no ``conf/mechanism/<name>.yaml`` (a plug-in from outside the
+checkout): docs/design.md ("Plug-ins from outside the checkout").
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ from pathlib import Path
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "collect_outcomes", "union_specs"]
+__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "collect_outcomes", "union_specs",
+           "register_mechanism_configs"]
+
+_CONF = Path(__file__).resolve().parents[1] / "conf"
 
 _SWEEP_DIR: Path | None = None
 _SWEEP_BAR = None
@@ -38,6 +45,59 @@ def sweep_dir() -> Path | None:
 def sweep_bar():
     """The progress bar of the whole multirun in this process, if there is one."""
     return _SWEEP_BAR
+
+
+def _choices(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(the plug-ins, the mechanism names) the command line ``argv`` names."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import ChoiceSweep, Glob
+
+    wanted = [a for a in argv if a.lstrip("+~").split("=", 1)[0] in ("plugins", "mechanism")]
+    plugins, names = [], []
+    try:
+        parsed = OverridesParser.create().parse_overrides(wanted)
+    except Exception:  # Hydra reports a malformed override itself, in its own words
+        return plugins, names
+    for override in parsed:
+        value = override.value()
+        if override.is_delete() or isinstance(value, Glob):  # a glob matches conf/ only
+            continue
+        values = list(value.list) if isinstance(value, ChoiceSweep) else [value]
+        for value in values:
+            if override.key_or_group == "plugins":
+                plugins += [str(v) for v in (value if isinstance(value, list) else [value])]
+            elif isinstance(value, str):
+                names.append(value)
+    return plugins, names
+
+
+def register_mechanism_configs(argv: list[str]) -> None:
+    """Make ``mechanism=<name>`` work for a registered mechanism without a YAML in ``conf/``.
+
+    The plug-ins ``argv`` names (``plugins=[mylab.mech]`` or ``plugins=[/path/my_mech.py]``)
+    are imported first; each ``mechanism=`` name without ``conf/mechanism/<name>.yaml`` gets
+    a config-store entry: the ``<name>.yaml`` beside its module if there is one, else its
+    name and every keyword parameter of its signature set to null (the experiment's grid or
+    the function's default), so that ``mechanism.<param>=v`` works too. Raises
+    :class:`~privpub.errors.ConfigError` (an unknown name lists the close ones).
+    """
+    import inspect
+
+    from hydra.core.config_store import ConfigStore
+
+    from privpub.registry import get_mechanism, import_plugins
+
+    plugins, names = _choices(argv)
+    import_plugins(plugins)
+    for name in dict.fromkeys(names):
+        if name == "all" or (_CONF / "mechanism" / f"{name}.yaml").is_file():
+            continue
+        info = get_mechanism(name)
+        node = {"name": name, **{p: None for p in info.parameters}}
+        beside = Path(inspect.getsourcefile(info.func) or "").with_name(f"{name}.yaml")
+        if beside.is_file():
+            node = {**node, **(OmegaConf.to_container(OmegaConf.load(beside)) or {})}
+        ConfigStore.instance().store(group="mechanism", name=name, node=node)
 
 
 def _sweep_tasks(config: DictConfig) -> int | None:
@@ -81,7 +141,7 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
     and ``run`` the jobs' summed counts and seconds."""
     from types import SimpleNamespace
 
-    from experiments.spec import ExperimentSpec
+    from experiments.spec import ExperimentSpec, refresh_auto_plots
 
     groups: dict[tuple, list] = {}
     for outcome in outcomes:
@@ -100,6 +160,8 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
         merged.repetitions = max(merged.repetitions, spec.repetitions)
         for name, value in run.items():
             total[name] = total.get(name, 0) + value
+    for merged, _, _ in groups.values():
+        merged.plots = refresh_auto_plots(merged)
     return [(s, k[2], Path(k[3]), stored, SimpleNamespace(**run) if run else None)
             for k, (s, stored, run) in groups.items()]
 
@@ -119,7 +181,7 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="task")
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        from experiments.cli import draw, variant_slug
+        from experiments.cli import closing_line, draw, figure_path, variant_slug
 
         global _SWEEP_BAR
         if _SWEEP_BAR is not None:
@@ -127,10 +189,14 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = None
         outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
         overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+        drawn: dict[Path, list[Path]] = {}
         for spec, seed, results_dir, (stored, redraw), run in union_specs(outcomes):
             variant = variant_slug(overrides, seed)
             print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
                        plot_stored=stored, redraw=redraw, summary=run), flush=True)
+            drawn.setdefault(results_dir, []).append(figure_path(spec, results_dir, variant))
+        for results_dir, figure_dirs in drawn.items():
+            print(closing_line(figure_dirs, results_dir), flush=True)
         if not outcomes:  # e.g. experiment=glob(nosuch_*): Hydra launches nothing
             print(f"privpub: error: the sweep {' '.join(overrides)} ran no job (no option "
                   "matched; `privpub list` shows the experiments)", file=sys.stderr, flush=True)

@@ -27,6 +27,7 @@ __all__ = [
     "ExperimentSpec",
     "resolve_experiment",
     "noise_free_twins",
+    "refresh_auto_plots",
     "plot_metrics",
     "plot_file",
     "PLOT_KINDS",
@@ -276,6 +277,14 @@ def _auto_plots(plots: list[dict], metrics: list[str], cells: list[Cell]) -> lis
     return [*plots, *extra]
 
 
+def refresh_auto_plots(spec: ExperimentSpec) -> list[dict]:
+    """``spec``'s plots with the automatic ones made again from its cells: a sweep's union
+    (``-m mechanism.epsilon=0.5,2,8``) varies what none of its jobs varied, and its metric
+    without a plot is then drawn against it instead of one mean per dataset."""
+    own = [p for p in spec.plots if not p.get("auto")]
+    return _auto_plots(own, spec.metrics, spec.cells)
+
+
 def _check_param(name: str, value, where: str, privacy: str = ""):
     check = _PARAM_CHECKS.get(name)
     if name == "k":
@@ -337,7 +346,7 @@ def resolve_experiment(
     exp, name = layers.experiment, str(experiment["name"])
     where = f"experiment {name!r}"
     datasets = _select_datasets(exp, dataset, where)
-    entries, fixed = _select_mechanisms(exp, mechanism, add_mechanisms, where)
+    entries, fixed, n_own = _select_mechanisms(exp, mechanism, add_mechanisms, where)
     metric_names, plots, info_rows = _metrics_and_plots(exp, where)
     metric_infos = [get_metric(m) for m in metric_names]
     repetitions = _repetitions(exp, where)
@@ -345,8 +354,8 @@ def resolve_experiment(
     _check_grid_keys(grid, layers.forced, entries, layers.own, where)
     sweep = _Sweep(grid, layers.forced, fixed, metric_infos, where)
     cells, dataset_labels = [], {}
-    for entry in entries:
-        cells += _entry_cells(entry, datasets, sweep, dataset_labels)
+    for i, entry in enumerate(entries):
+        cells += _entry_cells(entry, datasets, sweep, dataset_labels, added=i >= n_own)
     _check_fixed_taken(fixed, entries)
     seen = set()
     unique = [c for c in cells if not (c.cell_id in seen or seen.add(c.cell_id))]
@@ -398,7 +407,8 @@ def _select_datasets(exp: dict, dataset: dict | None, where: str) -> list[dict]:
 
 def _select_mechanisms(exp: dict, mechanism: dict | None, add_mechanisms, where: str):
     """The mechanism entries after the command line's ``mechanism=`` selection and
-    ``add_mechanisms``, and the parameters ``mechanism.<param>=v`` fixes."""
+    ``add_mechanisms``, the parameters ``mechanism.<param>=v`` fixes and how many entries
+    come first from the experiment's own list (the rest are added)."""
     entries = [as_entry(m, "mechanism") for m in as_list(exp.get("mechanisms"))]
     for entry in entries:
         bad = set(entry) - _ENTRY_KEYS
@@ -410,11 +420,14 @@ def _select_mechanisms(exp: dict, mechanism: dict | None, add_mechanisms, where:
         chosen = mechanism.get("name")
         fixed = {k: v for k, v in mechanism.items() if k != "name" and v is not None}
         if chosen:
-            entries = [e for e in entries if e["name"] == chosen] or [{"name": chosen}]
+            entries = [e for e in entries if e["name"] == chosen]
+    n_own = len(entries)
+    if mechanism and mechanism.get("name") and not entries:
+        entries = [{"name": mechanism["name"]}]
     entries += [as_entry(m, "mechanism") for m in as_list(add_mechanisms)]
     if not entries:
         raise ConfigError(f"{where} has no mechanisms")
-    return entries, fixed
+    return entries, fixed, n_own
 
 
 def _metrics_and_plots(exp: dict, where: str) -> tuple[list[str], list, list[str]]:
@@ -446,9 +459,10 @@ class _Sweep:
     where: str
 
 
-def _entry_cells(entry: dict, datasets: list[dict], sweep: _Sweep, labels: dict) -> list[Cell]:
+def _entry_cells(entry: dict, datasets: list[dict], sweep: _Sweep, labels: dict,
+                 added: bool = False) -> list[Cell]:
     """The cells of one mechanism entry on every dataset (``labels`` collects the datasets'
-    presentation labels)."""
+    presentation labels); ``added``: an entry the experiment file does not list."""
     info = get_mechanism(entry["name"])
     label = str(entry.get("label") or info.name)
     params, grid = _entry_grid(entry, info, sweep)
@@ -469,7 +483,10 @@ def _entry_cells(entry: dict, datasets: list[dict], sweep: _Sweep, labels: dict)
             labels[f"{spec.name}|{canonical_json(options)}"] = str(ds["label"])
         ds_grid = dict(grid)
         for key, values in (ds.get("grid") or {}).items():
-            if key in info.parameters and key not in sweep.fixed and key not in sweep.forced:
+            # an added mechanism follows a dataset's grid only where it sweeps the key: the
+            # grid never silently sweeps (and best_over tunes) what it was not asked to
+            follows = key in grid if added else key in info.parameters
+            if follows and key not in sweep.fixed and key not in sweep.forced:
                 ds_grid[key] = as_list(values)
         keys = sorted(ds_grid)
         for values in itertools.product(*(ds_grid[k] for k in keys)):

@@ -91,14 +91,14 @@ def plot_ccdf(
     logy: bool = True,
     title: str | None = None,
     legend_names: dict | None = None,
+    colours: dict[str, int] | None = None,
     footnotes: list[str] | None = None,
-    style_memory: Path | None = None,
     cumulative: str = "ccdf",
 ) -> list[Path]:
     """Draw the CCDF figure (one panel per dataset) and save ``out_stem.{png,pdf}``.
 
-    ``cumulative="cdf"`` draws ``Pr[K <= k]`` instead (sala2011 Fig. 5). ``legend_names``,
-    ``footnotes`` and ``style_memory`` as in :func:`plots.lines.lines_figure`."""
+    ``cumulative="cdf"`` draws ``Pr[K <= k]`` instead (sala2011 Fig. 5). ``legend_names``
+    and ``footnotes`` as in :func:`plots.lines.lines_figure`."""
     if cumulative not in ("ccdf", "cdf"):
         raise ConfigError(f"cumulative must be 'ccdf' or 'cdf', got {cumulative!r}")
     from plots.lines import panel_figure, save_figure
@@ -107,7 +107,7 @@ def plot_ccdf(
     picked = median_releases(frame, select=select, where=where, best_over=best_over)
     panels = sorted(picked["dataset_label"].unique())
     series = sorted(s for s in picked["series"].unique() if s != "truth")
-    styles = series_styles(series, memory=style_memory)
+    styles = series_styles(series, colours)
     legend_names = legend_names or {}
     ncols = min(len(panels), 4)
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, width=4.0, height=3.2,

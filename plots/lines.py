@@ -142,8 +142,8 @@ def lines_figure(
     reference_lines: dict[str, float] | None = None,
     ncols: int | None = None,
     legend_names: dict | None = None,
+    colours: dict[str, int] | None = None,
     footnotes: list[str] | None = None,
-    style_memory: Path | None = None,
     linestyles: dict[str, str] | None = None,
 ) -> Figure:
     """Draw ``metric`` against ``x`` and return the :class:`~matplotlib.figure.Figure`.
@@ -151,9 +151,9 @@ def lines_figure(
     One panel (axes) per distinct ``panel`` value, in a grid of ``ncols`` columns
     (default: up to 3 panels side by side, 4 as 2 x 2, more in rows of 3); one line with
     markers per ``hue`` value, the mean over repetitions with error bars; one legend shared
-    by all panels, below them, titled with what the error bars are. Each series keeps its
-    colour and marker whatever else is drawn (:func:`plots.series.series_styles`; pass
-    ``style_memory`` to keep them across the figures of an experiment).
+    by all panels, below them, titled with what the error bars are. A series' colour and
+    marker depend on its name alone (:func:`plots.series.series_styles`, with ``colours``:
+    the experiment files' label colours).
     ``legend_names`` renames series in the legend (e.g. ``"RR [edge-DP]"``), ``footnotes``
     are printed under it (e.g. caveats); ``linestyles`` gives a series (by its name before
     renaming) one of :data:`plots.series.LINESTYLES`, as a paper draws them (epasto2022
@@ -167,7 +167,7 @@ def lines_figure(
     hues = _order(agg["hue"])
     levels = _x_levels(agg, x, logx)
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, height=3.3)
-    style = series_styles(map(str, hues), memory=style_memory)
+    style = series_styles(map(str, hues), colours)
     legend_names = legend_names or {}
     linestyles = {str(k): v for k, v in (linestyles or {}).items()}  # a run may draw a subset
     handles: dict[str, object] = {}
@@ -342,7 +342,7 @@ def plot_lines(df: pd.DataFrame, *, out_stem: Path, **options) -> list[Path]:
     ``error`` (``"std"``, ``"sem"``, ``"ci95"``, ``"range"`` from the lowest to the highest
     repetition, or None; written on the figure), ``title``, ``xlabel``, ``ylabel``,
     ``reference_lines`` (name -> level, e.g. a majority vote), ``ncols``, ``legend_names``,
-    ``footnotes``, ``style_memory``, ``linestyles`` (series name -> line style).
+    ``footnotes``, ``colours``, ``linestyles`` (series name -> line style).
     """
     return save_figure(lines_figure(df, **options), out_stem)
 

@@ -10,16 +10,20 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from pathlib import Path
 
 import pandas as pd
 
 __all__ = [
     "add_series",
     "best_over",
+    "hindsight_label",
+    "varied_columns",
+    "show_varied",
     "dataset_label",
     "series_styles",
+    "label_colours",
     "legend_marks",
+    "caveat_mark",
     "short_caveat",
     "MARKERS",
     "ERROR_KINDS",
@@ -41,7 +45,9 @@ ERROR_KINDS = {
     None: "no error bars",
 }
 
-_CAVEAT_MARKS = ("†", "‡", "§", "¶", "#", "**")
+#: Caveat marks; a caveat's mark is picked by a hash of its text (:func:`caveat_mark`). None
+#: is markdown syntax at the start of a line (summary.md's footnotes): no ``#`` or ``*``.
+_CAVEAT_MARKS = ("†", "‡", "§", "¶", "♠", "♣", "♦", "♥", "◊", "※")
 
 
 def error_label(error: str | None, n: int | None = None) -> str:
@@ -107,20 +113,91 @@ def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
     return frame
 
 
+def varied_columns(rows: pd.DataFrame, keys) -> list[str]:
+    """The columns that take more than one value among the rows of one group of ``keys``:
+    the dataset (``dataset_label``, else ``dataset``), the series ``label``, the ``metric``
+    or any parameter (a key of ``params``). A mean over such a group would average away a
+    parameter the user varied, e.g. epsilon after ``-m mechanism.epsilon=0.5,2,8``; the
+    caller shows it instead (a column, panel or series): ``docs/design.md`` ("Nothing is
+    averaged over a varied parameter")."""
+    keys = [k for k in dict.fromkeys(keys) if k is not None]
+    if rows.empty or not keys or any(k not in rows.columns for k in keys):
+        return []
+    dataset = "dataset_label" if "dataset_label" in rows.columns else "dataset"
+    params = rows["params"].map(json.loads) if "params" in rows.columns else None
+    names = sorted({k for p in params for k in p}) if params is not None else []
+    groups = [rows[k].astype(str).to_numpy() for k in keys]
+    out = []
+    for name in dict.fromkeys([dataset, "label", "metric", *names]):
+        if name in keys or (name == dataset and "dataset" in keys):
+            continue
+        if name in rows.columns:
+            values = rows[name].astype(str)
+        elif params is not None:
+            values = params.map(lambda p, n=name: json.dumps(p.get(n), sort_keys=True))
+        else:
+            continue
+        if (values.groupby(groups).nunique() > 1).any():
+            out.append(name)
+    return out
+
+
+def show_varied(rows: pd.DataFrame, keys, hue: str | None) -> tuple[pd.DataFrame, str]:
+    """``rows`` with what varies within a group of ``keys`` (:func:`varied_columns`) written
+    into the ``hue`` column (``"RR (edge) · label=mine"``), so that it becomes a series of its
+    own instead of being averaged; returns the rows and the hue column (``series`` when
+    ``hue`` is None and something varies)."""
+    varied = varied_columns(rows, [*keys, hue])
+    if not varied:
+        return rows, hue
+    hue = hue or "series"
+    rows = rows.copy()
+    params = rows["params"].map(json.loads) if "params" in rows.columns else None
+
+    def value(name, i):
+        if name in rows.columns:
+            return rows[name].iloc[i]
+        return params.iloc[i].get(name) if params is not None else None
+
+    shown = []
+    for i in range(len(rows)):
+        parts = [f"{name}={value(name, i)}" for name in varied]
+        head = [str(rows[hue].iloc[i])] if hue in rows.columns else []
+        shown.append(" · ".join([*head, *parts]))
+    rows[hue] = shown
+    return rows, hue
+
+
+def hindsight_label(label: str, over: str) -> str:
+    """The legend, summary and table name of a series whose ``over`` was chosen by its error
+    on the true data: ``"Truncation (theta tuned in hindsight, not private)"``."""
+    return f"{label} ({over} tuned in hindsight, not private)"
+
+
 def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool) -> pd.DataFrame:
     """Keep, per dataset, label and every other parameter (x included), only the rows of the
     ``over`` value with the best mean: "we consider all theta values ... and report the result
-    with the smallest error" (day2016 Sec 4.1, Truncation). The label becomes
-    ``"<label> (best <over>)"``, the chosen value stays in the ``over`` column.
-    Rows whose mechanism does not take ``over`` are returned unchanged."""
+    with the smallest error" (day2016 Sec 4.1, Truncation). Choosing by the error is a
+    look at the true data that no privacy budget pays for, so the label says so:
+    ``"<label> (<over> tuned in hindsight, not private)"`` (:func:`hindsight_label`); the
+    chosen value stays in the ``over`` column. Rows of a label that has one ``over`` value
+    per point (nothing to choose from), or whose mechanism does not take ``over``, are
+    returned unchanged."""
     params = frame["params"].map(json.loads)
-    has = params.map(lambda p: over in p).to_numpy()
+    rest = params.map(lambda p: json.dumps({k: v for k, v in p.items() if k != over}))
+    key = (frame["dataset"] + "|" + frame["dataset_options"].astype(str) + "|"
+           + frame["label"] + "|" + rest)
+    has = params.map(lambda p: over in p).to_numpy(copy=True)
+    if not has.any():
+        return frame
+    choices = frame[has].groupby(key[has])[over].nunique()
+    tuned = set(frame.loc[has & key.isin(choices.index[choices > 1]).to_numpy(), "label"])
+    has &= frame["label"].isin(tuned).to_numpy()
     if not has.any():
         return frame
     rows = frame[has].copy()
-    rest = params[has].map(lambda p: json.dumps({k: v for k, v in p.items() if k != over}))
-    rows["_key"] = rows["dataset"] + "|" + rows["dataset_options"].astype(str)
-    rows["_key"] += "|" + rows["label"] + "|" + rest
+    rest = rest[has]
+    rows["_key"] = key[has]
     means = rows.groupby(["_key", over])["value"].mean().reset_index()
     means = means.sort_values("value", ascending=not higher_is_better, kind="stable")
     best = means.drop_duplicates("_key")
@@ -128,7 +205,7 @@ def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool) -> pd.D
     keep = [(k, v) in chosen for k, v in zip(rows["_key"], rows[over], strict=True)]
     rows = rows[keep].drop(columns="_key")
     rows["params"] = rest[keep].to_numpy()
-    rows["label"] = rows["label"] + f" (best {over})"
+    rows["label"] = rows["label"].map(lambda label: hindsight_label(label, over))
     return pd.concat([frame[~has], rows], ignore_index=True)
 
 
@@ -154,57 +231,51 @@ def _hash(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
 
 
-def series_styles(names, *, memory: Path | None = None) -> dict[str, tuple]:
-    """A (colour, marker) per series name that does not change when other series are drawn.
+def label_colours(groups) -> dict[str, int]:
+    """A palette index per series label, from ``groups`` (the labels each experiment file
+    draws together): labels in sorted order, each taking the first colour from its hash
+    (:func:`_hash`, the strongest eight first) that no label of a group it shares holds yet.
+    It depends on the experiment files alone, never on what one figure or run draws."""
+    groups = [sorted({str(x) for x in g}) for g in groups]
+    n = len(_palette())
+    neighbours: dict[str, set] = {}
+    for group in groups:
+        for label in group:
+            neighbours.setdefault(label, set()).update(x for x in group if x != label)
+    colours: dict[str, int] = {}
+    for label in sorted(neighbours):
+        held = {colours[x] for x in neighbours[label] if x in colours}
+        start = _hash(label) % 8
+        colours[label] = next(((start + i) % n for i in range(n) if (start + i) % n not in held),
+                              start)
+    return colours
 
-    A name's colour is the first free one from its hash; with ``memory`` (a JSON file, one
-    per experiment: ``results/<experiment>/styles.json``) every name keeps the style it got
-    when it was first drawn, in every figure of the experiment (any scale or variant), and a
-    new name avoids the colours that earlier names hold. Without ``memory`` the styles depend
-    on the names drawn together only through colour collisions.
-    """
+
+def _known(name: str, colours: dict) -> str | None:
+    """The longest label of ``colours`` that ``name`` is or starts (``Truncation (theta=4)``
+    -> ``Truncation``)."""
+    if name in colours:
+        return name
+    found = [k for k in colours if name.startswith((f"{k} (", f"{k} ·", f"{k} ["))]
+    return max(found, key=len) if found else None
+
+
+def series_styles(names, colours: dict[str, int] | None = None) -> dict[str, tuple]:
+    """A (colour, marker) per series name that depends on the name alone, never on what else
+    is drawn. The colour is that of its label in ``colours`` (:func:`label_colours`: the
+    experiment files' labels, coloured apart where they are drawn together), else a hash of
+    the name into the 20 colours of :func:`_palette` (a plug-in, a dataset); the marker is a
+    hash of the whole name into :data:`MARKERS` (``RPS (depth=5)`` and ``RPS (depth=50)``
+    share RPS's colour, not, as a rule, its marker)."""
     palette = _palette()
-    names = sorted({str(n) for n in names})
-    known = _load_styles(memory)
-    held = {c for c, _ in known.values()}
-    in_figure = {known[n][0] for n in names if n in known}
-    for name in names:
-        if name in known:
-            continue
+    colours = colours or {}
+    out = {}
+    for name in sorted({str(n) for n in names}):
         h = _hash(name)
-        avoid = held if len(held) < len(palette) else in_figure
-        index = h % 8  # the strongest colours first
-        for step in range(len(palette)):
-            if (h % 8 + step) % len(palette) not in avoid:
-                index = (h % 8 + step) % len(palette)
-                break
-        known[name] = (index, (h // 10) % len(MARKERS))
-        held.add(index)
-        in_figure.add(index)
-    if memory is not None:
-        _save_styles(memory, known)
-    return {n: (palette[known[n][0]], MARKERS[known[n][1]]) for n in names}
-
-
-def _load_styles(memory: Path | None) -> dict[str, tuple[int, int]]:
-    if memory is None:
-        return {}
-    try:
-        raw = json.loads(Path(memory).read_text())
-        return {str(k): (int(v[0]), int(v[1])) for k, v in raw.items()}
-    except (OSError, ValueError, TypeError, IndexError):
-        return {}
-
-
-def _save_styles(memory: Path, known: dict) -> None:
-    import os
-    import uuid
-
-    memory = Path(memory)
-    memory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = memory.with_name(f".{memory.name}.{uuid.uuid4().hex[:8]}")
-    tmp.write_text(json.dumps({k: list(v) for k, v in sorted(known.items())}, ensure_ascii=False))
-    os.replace(tmp, memory)
+        known = _known(name, colours)
+        colour = colours[known] if known is not None else h % len(palette)
+        out[name] = (palette[colour % len(palette)], MARKERS[(h // len(palette)) % len(MARKERS)])
+    return out
 
 
 def short_caveat(text: str, width: int = 240) -> str:
@@ -231,6 +302,13 @@ def _says(label: str, notion: str) -> bool:
     return notion.lower() in label
 
 
+def caveat_mark(caveat: str) -> str:
+    """The mark of a caveat (``†`` ...): a hash of its text alone, the same in every figure,
+    run and experiment. Two caveats of one figure may share a mark; the footnotes name the
+    series each applies to."""
+    return _CAVEAT_MARKS[_hash(" ".join(str(caveat).split())) % len(_CAVEAT_MARKS)]
+
+
 def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
     """Legend names and caveat footnotes of the series in ``rows``.
 
@@ -254,7 +332,7 @@ def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
             for label in pd.unique(group[label_of].astype(str)):
                 if label not in labels:
                     labels.append(label)
-    marks = {c: _CAVEAT_MARKS[i % len(_CAVEAT_MARKS)] for i, c in enumerate(owners)}
+    marks = {c: caveat_mark(c) for c in owners}
     for value, group in groups:
         text = str(value)
         notions = sorted({str(p) for p in group["privacy"].dropna()}) if has_privacy else []

@@ -102,6 +102,7 @@ def table_cells(
     where: dict | None = None,
     paper: dict | None = None,
     stat: str = "mean",
+    average_over=(),
 ) -> list[dict]:
     """The numbers of a table plot, one dict per (row key, column combination).
 
@@ -124,6 +125,7 @@ def table_cells(
     if metrics is not None:
         sub = sub[sub["metric"].isin(list(metrics))]
     sub = select_rows(sub, where, empty="keep")
+    rows += [c for c in _varied_rows(sub, rows, columns) if c not in set(average_over or ())]
     combos = list(itertools.product(*columns.values()))
     cells = []
     for key in _row_keys(sub, rows, paper):
@@ -146,6 +148,25 @@ def table_cells(
                 }
             )
     return cells
+
+
+def _varied_rows(sub: pd.DataFrame, rows: list[str], columns: dict) -> list[str]:
+    """What varies within one cell of the table (:func:`plots.series.varied_columns`), as
+    extra row columns: a cell never averages over a parameter the user varied."""
+    from plots.series import varied_columns
+
+    shown = np.ones(len(sub), dtype=bool)  # the rows some cell of the table averages
+    for col, options in columns.items():
+        in_column = np.zeros(len(sub), dtype=bool)
+        for option in options:
+            in_column |= condition_mask(sub, col, option, empty="drop")
+        shown &= in_column
+    varied = varied_columns(sub[shown], [*rows, *columns])
+    hidden = [name for name in varied if name not in sub.columns]
+    if hidden:
+        raise ConfigError(f"table plot: the results vary in {', '.join(hidden)} within one "
+                          "cell of the table; add it to the table's rows or columns")
+    return varied
 
 
 def _row_keys(sub: pd.DataFrame, rows: list[str], paper: dict | None) -> list[tuple]:
@@ -207,6 +228,7 @@ def paper_table(
     stat: str = "mean",
     tolerance: float | None = None,
     better: str | None = None,
+    average_over=(),
 ) -> pd.DataFrame:
     """Our means per (row, column) beside the paper's numbers, as a frame of strings.
 
@@ -240,6 +262,10 @@ def paper_table(
         unless ours, rounded as the paper prints that row, equals the paper's number
         (:func:`agrees_at_precision`); empty where either number is missing. Absent
         (None): no such column.
+    average_over : list of str, optional
+        Parameters a cell may average over on purpose, as the paper's table does (farias2021
+        Table 2: "mean accuracy over ... k in {1, 2, 3}"); anything else the rows of a cell
+        differ in becomes a row column (:func:`_varied_rows`).
     better : {"lower", "higher"}, optional
         One-sided flags, as the table claim that checks the table (running times, bounds):
         with ``"lower"`` only ``ours/paper > 1 + tolerance`` is flagged, with ``"higher"``
@@ -262,6 +288,7 @@ def paper_table(
         where=where,
         paper=paper,
         stat=stat,
+        average_over=average_over,
     )
     table: list[dict] = []
     lines: dict[tuple, dict] = {}

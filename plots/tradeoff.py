@@ -49,8 +49,8 @@ def plot_tradeoff(
     logx: bool = False,
     logy: bool = False,
     legend_names: dict | None = None,
+    colours: dict[str, int] | None = None,
     footnotes: list[str] | None = None,
-    style_memory: Path | None = None,
 ) -> list[Path]:
     """Draw one panel per dataset, one path per series, and save ``out_stem.{png,pdf}``."""
     from plots.lines import panel_figure, save_figure
@@ -61,7 +61,7 @@ def plot_tradeoff(
         raise PrivpubError(f"no results for both {x_metric!r} and {y_metric!r}")
     panels = sorted(points["dataset_label"].unique())
     series = sorted(points["series"].unique())
-    styles = series_styles(series, memory=style_memory)
+    styles = series_styles(series, colours)
     legend_names = legend_names or {}
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=min(len(panels), 3),
                                    height=3.6)

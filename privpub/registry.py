@@ -384,10 +384,48 @@ def load_plugins(extra=()) -> None:
 
 
 def import_plugins(modules=()) -> None:
-    """Import a user's own plugin modules (``plugins=[mylab.mech]``), which register their
-    mechanisms and metrics; the project's own are imported when first looked up."""
+    """Import a user's own plugin modules, which register their mechanisms and metrics; the
+    project's own are imported when first looked up.
+
+    Each entry is a module name (``plugins=[mylab.mech]``, importable from ``sys.path``) or
+    the path of a ``.py`` file anywhere (``plugins=[/home/me/my_mech.py]``), imported as the
+    module named after its file (``my_mech``); a file is imported once per process, so the
+    run's workers may import the same list again.
+    """
     for module in modules:
+        module = str(module)
+        if module.endswith(".py") or "/" in module or "\\" in module:
+            _import_file(Path(module).expanduser())
+            continue
         try:
             importlib.import_module(module)
         except ImportError as exc:
             raise ConfigError(f"cannot import plugin module {module!r}: {exc}") from None
+
+
+def _import_file(path: Path):
+    """Import the plugin file ``path`` as the module named after its stem (once)."""
+    import sys
+
+    path = path.resolve()
+    if not path.is_file() or path.suffix != ".py":
+        raise ConfigError(f"plugin file {str(path)!r} does not exist (plugins= takes a module "
+                          "name or the path of a .py file)")
+    name = path.stem
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        if Path(getattr(loaded, "__file__", "") or "").resolve() == path:
+            return loaded
+        raise ConfigError(f"plugin file {str(path)!r}: a module named {name!r} is already "
+                          "imported from elsewhere; rename the file")
+    if not name.isidentifier():
+        raise ConfigError(f"plugin file {str(path)!r}: its name must be a Python identifier")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

@@ -113,11 +113,12 @@ def test_readme_run_commands_work_at_smoke(command, tmp_path):
     if "adult_binary" in command and not os.environ.get("PRIVPUB_DATA_DIR"):
         pytest.skip("needs the real data directory (PRIVPUB_DATA_DIR)")
     env = dict(os.environ)
-    if "laplace_histogram" in command:  # the README's worked example, as a plugin
+    if "laplace_histogram" in command:  # the README's worked example, as a plug-in file
         code = next(b for b in _blocks("python") if "register_mechanism" in b)
-        (tmp_path / "readme_example_mech.py").write_text(code)
-        env["PYTHONPATH"] = f"{tmp_path}{os.pathsep}{env.get('PYTHONPATH', '')}"
-        args.append("plugins=[readme_example_mech]")
+        (tmp_path / "lab").mkdir()
+        (tmp_path / "lab" / "laplace_histogram.py").write_text(code)
+        args = [a for a in args if not a.startswith("plugins=")]
+        args.append(f"plugins=[{tmp_path / 'lab' / 'laplace_histogram.py'}]")
     proc = subprocess.run([sys.executable, str(README.parent / "run.py"), *args],
                           capture_output=True, text=True, timeout=900, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

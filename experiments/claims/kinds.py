@@ -419,6 +419,7 @@ def _claimed_cells(claim: dict, frame, plot: dict) -> list[dict]:
             where=plot.get("where"),
             paper=plot.get("paper"),
             stat=str(plot.get("stat", "mean")),
+            average_over=plot.get("average_over") or (),
         )
     except PrivpubError as exc:
         raise NotEvaluated(str(exc).splitlines()[0]) from None

@@ -292,3 +292,45 @@ def test_mechanism_list_and_entry_edits_beat_a_scale_block_that_patches_mechanis
     if scale == "smoke":  # its datasets are the block's one synthetic graph
         with pytest.raises(ConfigError, match="cannot set datasets.5.lcc"):
             spec("experiment.datasets.5.lcc=false")
+
+
+_PLUGIN = '''
+import numpy as np
+
+from privpub.noise import laplace_mechanism
+from privpub.registry import NODE_DP, register_mechanism
+from privpub.types import DegreeHistogram, Kind
+
+
+@register_mechanism("outside_clipped_histogram", input_kind=Kind.GRAPH,
+                    output_kind=Kind.DEGREE_HISTOGRAM, privacy=NODE_DP)
+def outside_clipped_histogram(graph, *, epsilon, rng, bins: int = 64, ledger=None):
+    """Degrees clipped to a public number of bins, plus Laplace noise."""
+    counts = np.bincount(np.minimum(graph.degrees(), bins - 1), minlength=bins)
+    return DegreeHistogram(laplace_mechanism(counts.astype(float), sensitivity=2 * bins,
+                                             epsilon=epsilon, rng=rng, ledger=ledger,
+                                             label="histogram"))
+'''
+
+
+def test_a_plugin_file_outside_the_checkout_joins_a_paper_experiment_by_name(tmp_path):
+    """Issue 25: plugins= takes the path of a .py file; the mechanism it registers is
+    selected with mechanism=<name> (its parameters from its signature, no YAML in conf/)
+    and added with add_mechanisms=[<name>], in the run's worker processes too."""
+    plugin = tmp_path / "lab" / "outside_mech.py"
+    plugin.parent.mkdir()
+    plugin.write_text(_PLUGIN)
+    out = tmp_path / "res"
+    common = ["experiment=day2016_fig3", "scale=smoke", f"plugins=[{plugin}]",
+              f"results_dir={out}", "plot=false", "n_jobs=2"]
+    alone = run(*common, "mechanism=outside_clipped_histogram", "mechanism.bins=16")
+    assert alone.returncode == 0, alone.stderr
+    joined = run(*common, "mechanism=flowgraph", "add_mechanisms=[outside_clipped_histogram]")
+    assert joined.returncode == 0, joined.stderr
+    rows = ResultStore(out / "day2016_fig3" / "smoke" / "store").load()
+    mine = rows[rows["mechanism"] == "outside_clipped_histogram"]
+    assert set(mine["bins"].dropna()) == {16} and mine["bins"].isna().any()
+    assert {"flowgraph", "outside_clipped_histogram"} <= set(rows["mechanism"])
+    assert not (ROOT / "conf" / "mechanism" / "outside_clipped_histogram.yaml").exists()
+    typo = run(*common, "mechanism=outside_clipped_histogrm")
+    assert "did you mean outside_clipped_histogram" in one_line_error(typo).lower()

@@ -224,13 +224,34 @@ def test_data_download_fetches_what_has_a_url(fake_registry, tmp_path, monkeypat
 
 # --------------------------------------------------------------------------- reproduce
 def test_reproduce_prints_the_glob_command():
-    code, text = run("reproduce", "qardaji2012", "--scale", "smoke")
+    code, text = run("reproduce", "qardaji2012", "--scale", "smoke", "--print")
     assert code == 0
     assert "-m 'experiment=glob(qardaji2012_*)' scale=smoke" in text.splitlines()[0]
-    assert "qardaji2012_fig1" in text
-    code, text = run("reproduce", "all", "n_jobs=2")
+    assert "qardaji2012_fig1" in text and "expected time" not in text
+    code, text = run("reproduce", "all", "n_jobs=2", "--print")
     assert "-m 'experiment=glob(*,exclude=default)' scale=paper n_jobs=2" in text
     assert run("reproduce", "nosuchpaper2000")[0] == 2
+
+
+def test_reproduce_runs_the_paper_after_saying_how_long_and_what_data_is_missing(
+        monkeypatch, tmp_path):
+    """Issue 25: the README calls it the command that regenerates a paper, so it runs."""
+    calls = []
+    monkeypatch.setattr(console.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    code, text = run("reproduce", "day2016", f"data_dir={tmp_path}", "--scale", "small")
+    assert code == 1 and not calls  # nothing runs without the data
+    assert "# expected time: " in text and "from an empty store" in text
+    assert "not run: data missing or corrupt: facebook" in text
+    code, text = run("reproduce", "day2016", f"results_dir={tmp_path}", "--scale", "smoke")
+    assert code == 0 and "# data: every file present" in text
+    (cmd,) = calls
+    assert cmd[2:] == ["-m", "experiment=glob(day2016_*)", "scale=smoke",
+                       f"results_dir={tmp_path}"]
+
+
+def test_expected_time_comes_from_the_timing_table():
+    assert console.expected_time("day2016", "paper").startswith("20.4 min from an empty store")
+    assert "not measured" in console.expected_time("day2016", "smoke")
 
 
 def test_reproduce_glob_expands_to_the_papers_experiments():

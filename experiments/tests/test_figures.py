@@ -76,7 +76,8 @@ def test_tables_ccdf_best_over_and_range(tmp_path):
     for stem in ("best", "range", "ccdf"):
         assert (out / f"{stem}.png").stat().st_size > 1000
     # best over theta: one line, theta = 1 (less noise) chosen at both epsilons
-    assert "toy_noisy_histogram (best theta)" in text and "theta=50" not in text.split("##")[1]
+    assert "toy_noisy_histogram (theta tuned in hindsight, not private)" in text
+    assert "theta=50" not in text.split("##")[1]
     # where: only theta = 50; the reference mechanism takes no theta, so it stays (a dashed
     # level); and a reference line from another metric
     where = text.split("## where:")[1].split("\n## ")[0]
@@ -169,3 +170,90 @@ def test_a_draw_with_nothing_changed_is_skipped_and_any_change_redraws(tmp_path)
     spec.repetitions = 3
     run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
     assert drawn()[0]
+
+
+def test_a_varied_parameter_is_never_averaged_away(tmp_path):
+    """Issue 25: a table (or a line) whose rows differ in something it does not show took
+    their mean (epasto2022 Fig. 3c's suppressed_fraction_table over three epsilons). Now a
+    table gains a column for it and a line plot a series; a tradeoff keeps its series."""
+    exp = toy_experiment(
+        datasets=["sbm_small"], repetitions=1,
+        mechanisms=[{"name": "toy_drop", "label": "A"},
+                    {"name": "toy_drop", "label": "B", "params": {"fail_at": 99}}],
+        plots=[{"x": "epsilon", "metric": "jaccard", "panel": None, "hue": "dataset",
+                "name": "pooled"},
+               {"kind": "table", "name": "tab", "rows": ["dataset"], "columns": {"label": ["A"]},
+                "metrics": ["jaccard"]},
+               {"kind": "tradeoff", "x_metric": "jaccard", "y_metric": "created_fraction",
+                "along": "epsilon", "name": "trade"}])
+    spec = resolve_experiment(exp, scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    text = draw_experiment(spec, tmp_path)
+    pooled = text.split("## pooled")[1].split("\n## ")[0]
+    assert "label=A" in pooled and "label=B" in pooled
+    table = (tmp_path / "toy" / "paper" / "tab.csv").read_text().splitlines()
+    assert table[0].startswith("dataset,epsilon") and len(table) == 1 + 4
+    trade = text.split("## trade")[1]
+    assert "A" in trade and "B" in trade
+
+
+def _legend_styles(fig) -> dict:
+    """{series: (colour, marker, legend text)} of a drawn figure."""
+    from matplotlib.legend import Legend
+
+    (legend,) = {id(x): x for x in fig.findobj(Legend)}.values()
+    texts = [t.get_text() for t in legend.get_texts()]
+    out = {}
+    for container in fig.axes[0].containers:  # one errorbar container per series
+        name = container.get_label()
+        line = container.lines[0]
+        shown = [t for t in texts if t.startswith(name)]
+        out[name] = (str(line.get_color()), str(line.get_marker()), shown[0])
+    return out
+
+
+def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeypatch):
+    """Issue 25: a series' colour, marker and caveat mark depend on the series alone
+    (Truncation's mark went from § to ¶ and a plug-in from black to purple between runs)."""
+    import plots.lines
+
+    drawn = {}
+    original = plots.lines.save_figure
+
+    def capture(fig, out_stem):
+        if out_stem.name == "j":
+            drawn[out_stem.parent.parent.name] = _legend_styles(fig)
+        return original(fig, out_stem)
+
+    monkeypatch.setattr(plots.lines, "save_figure", capture)
+    own = [{"name": "toy_drop", "label": "Drop"},
+           {"name": "toy_caveated", "label": "Caveat one", "params": {"tag": 1}},
+           {"name": "toy_caveated", "label": "Caveat two", "params": {"tag": 2}}]
+    added = [{"name": "toy_caveated", "label": "A newcomer", "params": {"tag": 3}},
+             {"name": "toy_drop", "label": "Another", "params": {"fail_at": 99}}]
+    for name, entries in (("without", own), ("with", own + added)):
+        exp = toy_experiment(name=name, datasets=["sbm_small"], repetitions=1,
+                             grid={"epsilon": [1, 2]}, mechanisms=entries,
+                             plots=[{"x": "epsilon", "metric": "jaccard", "name": "j"}])
+        spec = resolve_experiment(exp, scale="paper")
+        run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+        draw_experiment(spec, tmp_path)
+    without, with_added = drawn["without"], drawn["with"]
+    assert len(without) == 3 and len(with_added) == 5
+    for legend, style in without.items():
+        assert with_added[legend] == style, legend  # same mark (in the text), colour, marker
+
+
+def test_the_series_an_experiment_file_draws_together_have_distinct_colours():
+    """A hash alone gave Flowgraph and RPS one cyan in day2016 Fig. 3; the experiment files'
+    labels are coloured apart where they are drawn together, and a plug-in hashes."""
+    from experiments.catalog import PROJECT_ROOT, label_groups
+    from experiments.figures import _colours
+    from plots.series import series_styles
+
+    colours = _colours()
+    for group in label_groups(PROJECT_ROOT / "conf"):
+        drawn = series_styles(group, colours)
+        assert len({c for c, _ in drawn.values()}) == len(set(group)), group
+    assert series_styles(["Truncation (theta=4)"], colours)["Truncation (theta=4)"][0] == \
+        series_styles(["Truncation"], colours)["Truncation"][0]

@@ -26,3 +26,21 @@ def test_sweep_total_counts_every_job_of_a_glob_sweep():
                     compose(config_name="config", overrides=job), overrides=job
                 ).n_tasks
     assert total == expected > 0
+
+
+def test_a_sweeps_union_draws_its_automatic_figures_against_what_the_sweep_varied():
+    """Issue 25: after ``-m mechanism.epsilon=0.5,2,8`` each job saw one epsilon, so a metric
+    no plot names got a table of one mean per dataset; the union draws it against epsilon."""
+    from experiments.hydra_support import union_specs
+    from experiments.spec import resolve_experiment
+    from experiments.tests.conftest import toy_experiment
+
+    outcomes = []
+    for eps in (0.5, 2):
+        spec = resolve_experiment(toy_experiment(), scale="paper",
+                                  mechanism={"name": None, "epsilon": eps})
+        assert [p for p in spec.plots if p.get("auto")][0]["kind"] == "table"
+        outcomes.append({"spec": spec.to_dict(), "seed": 0, "results_dir": "r", "code": 0})
+    ((merged, *_),) = union_specs(outcomes)
+    auto = [p for p in merged.plots if p.get("auto")]
+    assert auto == [{"x": "epsilon", "metric": "created_fraction", "auto": True}]

@@ -278,3 +278,23 @@ def test_a_baseline_that_draws_another_mechanisms_streams_keeps_its_own_cells():
     assert by["smooth_k_anonymity", 2].seed_identity != mondrian.seed_identity
     assert (get_mechanism("nonsmooth_k_anonymity").parameters
             == get_mechanism("smooth_k_anonymity").parameters)
+
+
+def test_a_dataset_grid_never_sweeps_an_added_mechanism_it_was_not_asked_to():
+    """Issue 25: day2016 Fig. 3's theta grid on facebook swept a mechanism added with a fixed
+    theta, and best_over then drew its best theta in hindsight. The experiment's own
+    mechanisms keep following the dataset's grid; an added one only for a key it sweeps."""
+    exp = toy_experiment(datasets=[{"name": "sbm_small", "grid": {"tag": [1, 2, 3]}}])
+    added = [{"name": "toy_copy", "label": "fixed", "params": {"tag": 7}},
+             {"name": "toy_copy", "label": "default"},
+             {"name": "toy_copy", "label": "swept", "params": {"depth": 1},
+              "grid": {"tag": [5, 6]}}]
+    spec = resolve_experiment(exp, scale="paper", add_mechanisms=added)
+    tags = {}
+    for cell in spec.cells:
+        tags.setdefault(cell.label, set()).add(cell.params.get("tag"))
+    assert tags["toy_copy"] == {1, 2, 3}  # the experiment's own: as before
+    assert tags["fixed"] == {7} and tags["default"] == {None}
+    assert tags["swept"] == {1, 2, 3}  # it sweeps tag: the dataset narrows the sweep
+    chosen = resolve_experiment(exp, scale="paper", mechanism={"name": "toy_copy"})
+    assert {c.params.get("tag") for c in chosen.cells} == {1, 2, 3}

@@ -147,3 +147,12 @@ def toy_draw_own(truth, release, rng) -> float:
                  label="a curve: rows toy_curve/<x>")
 def toy_curve(truth, release) -> dict:
     return {"1": 1.0, "2": 2.0}
+
+
+@register_mechanism(
+    "toy_caveated", input_kind=Kind.BINARY_MATRIX, output_kind=Kind.BINARY_MATRIX,
+    privacy=EDGE_DP, caveat=lambda params: f"toy caveat number {params['tag']}",
+)
+def toy_caveated(matrix, *, epsilon, rng, tag: int = 0, ledger=None):
+    """toy_drop with a caveat that names its ``tag`` (a test of stable caveat marks)."""
+    return toy_drop(matrix, epsilon=epsilon, rng=rng, ledger=ledger)

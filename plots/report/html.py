@@ -37,10 +37,12 @@ from .text import (
     verdict,
 )
 
-__all__ = ["FIGURE_HEIGHT", "render_html"]
+__all__ = ["FIGURE_SCALE", "render_html"]
 
-#: Height (CSS px) at which the HTML page shows figures side by side; click one to enlarge it.
-FIGURE_HEIGHT = 240
+#: CSS px per PNG pixel at which the page shows a figure: its size in inches as drawn
+#: (:func:`plots.lines.save_figure` writes 150 dpi; a browser has 96 CSS px per inch), so its
+#: text reads as on paper; a figure wider than the page shrinks to fit; click to enlarge.
+FIGURE_SCALE = 96 / 150
 
 _e = html.escape
 
@@ -253,8 +255,8 @@ def _html_figures(run: Run, results_dir: Path) -> list[str]:
             )
             continue
         dims = ""
-        if size and size[1]:  # a row of figures FIGURE_HEIGHT px high; a wider one is scaled
-            shown = round(FIGURE_HEIGHT * size[0] / size[1])
+        if size and size[1]:  # the figure's own size in inches (FIGURE_SCALE)
+            shown = round(FIGURE_SCALE * size[0])
             dims = f' width="{size[0]}" height="{size[1]}" style="width:{shown}px"'
 
         pdf = png.with_suffix(".pdf")

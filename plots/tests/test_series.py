@@ -6,36 +6,25 @@ import numpy as np
 import pandas as pd
 
 from plots.lines import lines_figure, summary_table
-from plots.series import legend_marks, series_styles, short_caveat
+from plots.series import caveat_mark, legend_marks, series_styles, short_caveat
 
 
-def test_a_series_keeps_its_style_when_others_are_added():
-    names = ["θ-Cumulative", "Flowgraph", "Truncation (best theta)", "(θ,Ω)-Histogram"]
+def test_a_series_style_depends_on_its_name_alone():
+    names = ["θ-Cumulative", "Flowgraph", "Truncation (theta tuned in hindsight, not private)",
+             "(θ,Ω)-Histogram"]
     before = series_styles(names)
-    after = series_styles([*names, "laplace_histogram"])
-    changed = [n for n in names if before[n] != after[n]]
-    # without a memory, only a colour collision with the newcomer may move one series
-    assert changed == [] or (
-        len(changed) == 1 and after["laplace_histogram"][0] == before[changed[0]][0]
-    )
-    assert series_styles(["Flowgraph"])["Flowgraph"][1] == before["Flowgraph"][1]  # marker
-    colours = [after[n][0] for n in after]
-    assert len(set(colours)) == len(colours)  # distinct within one figure
+    after = series_styles([*names, "laplace_histogram", "my plug-in"])
+    assert all(before[n] == after[n] for n in names)
+    assert all(series_styles([n])[n] == before[n] for n in names)  # drawn alone
 
 
-def test_with_a_memory_no_series_ever_changes_style(tmp_path):
-    memory = tmp_path / "styles.json"
-    first = series_styles(["B"], memory=memory)
-    second = series_styles(["A", "B", "C", "D", "E", "F"], memory=memory)
-    assert second["B"] == first["B"]
-    assert len({c for c, _ in second.values()}) == 6
-    third = series_styles(["F", "A"], memory=memory)
-    assert third["A"] == second["A"] and third["F"] == second["F"]
-
-
-def test_colours_stay_distinct_with_many_series():
-    styles = series_styles([f"series {i}" for i in range(20)])
-    assert len({c for c, _ in styles.values()}) == 20
+def test_a_caveat_mark_depends_on_its_text_alone():
+    rows = pd.DataFrame({"series": ["T", "F"], "label": ["T", "F"], "privacy": "node-DP",
+                         "caveat": ["beta too large", "theta from |V|"]})
+    names, notes = legend_marks(rows, "series", "node-DP")
+    alone, _ = legend_marks(rows.iloc[1:], "series", "node-DP")
+    assert alone["F"] == names["F"] == "F" + caveat_mark("theta from |V|")
+    assert notes[0].startswith(caveat_mark("beta too large") + " T: ")
 
 
 def _cielab(rgba) -> np.ndarray:
@@ -76,8 +65,9 @@ def test_legend_marks_other_notions_and_caveats():
     assert names["θ-Cumulative"] == "θ-Cumulative"
     assert names["laplace_histogram"] == "laplace_histogram [edge-DP]"
     assert names["original"] == "original [not private]"
-    assert names["Truncation"] == "Truncation†"
-    assert notes == ["† Truncation: beta is too large for the Cauchy release. More text"]
+    mark = caveat_mark("beta is too large for the Cauchy release. More text.")
+    assert names["Truncation"] == f"Truncation{mark}"
+    assert notes == [f"{mark} Truncation: beta is too large for the Cauchy release. More text"]
     named, _ = legend_marks(_rows("edge-DP", label="RR (edge-DP)"), "series", "node-DP")
     assert named["RR (edge-DP)"] == "RR (edge-DP)"  # the label already says it
     named, _ = legend_marks(_rows("none", label="RPS [reading, not DP]"), "series", "node-DP")
@@ -117,13 +107,11 @@ def test_figure_states_its_error_bars_and_summary_uses_the_same():
     assert float(ci.iloc[0, 0].split("± ")[1]) > sem * 2  # t(0.975, 2) = 4.30
 
 
-def test_colours_in_drawn_figures_follow_the_series_name(tmp_path):
+def test_colours_in_drawn_figures_follow_the_series_name():
     frame = pd.concat([_tidy([1.0, 2.0]).assign(series="A"), _tidy([3.0, 4.0]).assign(series="B")])
-    memory = tmp_path / "styles.json"
     only_b = lines_figure(frame[frame["series"] == "B"], x="epsilon", metric="l1",
-                          panel="dataset_label", style_memory=memory)
-    both = lines_figure(frame, x="epsilon", metric="l1", panel="dataset_label",
-                        style_memory=memory)
+                          panel="dataset_label")
+    both = lines_figure(frame, x="epsilon", metric="l1", panel="dataset_label")
 
     def colour(fig, name):
         for container in fig.axes[0].containers:  # one errorbar container per series
@@ -153,3 +141,33 @@ def test_a_per_dataset_setting_names_the_panel_not_the_series():
     assert set(out.loc[out["label"] == "Smooth", "series"]) == {"Smooth"}
     assert set(out.loc[out["label"] == "Other", "series"]) == {"Other (theta=1)", "Other (theta=5)"}
     assert set(out["dataset_label"]) == {"adult", "lists [chunk_size=20000]"}
+
+
+def test_a_series_tuned_in_hindsight_says_so():
+    """best_over picks a parameter by its error on the true data: not private, and named so
+    in the legend, summary.md and tables."""
+    import pandas as pd
+
+    from plots.series import best_over
+
+    rows = pd.DataFrame({
+        "dataset": "g", "dataset_options": "{}", "label": ["T", "T", "T", "T", "F"],
+        "params": ['{"epsilon": 1, "theta": 4}', '{"epsilon": 1, "theta": 4}',
+                   '{"epsilon": 1, "theta": 16}', '{"epsilon": 1, "theta": 16}',
+                   '{"epsilon": 1}'],
+        "theta": [4, 4, 16, 16, None], "value": [2.0, 2.2, 1.0, 1.2, 3.0]})
+    best = best_over(rows, "theta", higher_is_better=False)
+    assert set(best["label"]) == {"T (theta tuned in hindsight, not private)", "F"}
+    assert set(best.loc[best["label"] != "F", "theta"]) == {16}
+
+
+def test_a_series_with_one_value_to_choose_from_is_not_tuned():
+    import pandas as pd
+
+    from plots.series import best_over
+
+    rows = pd.DataFrame({
+        "dataset": "g", "dataset_options": "{}", "label": ["Fixed", "Fixed"],
+        "params": ['{"epsilon": 1, "theta": 32}', '{"epsilon": 2, "theta": 32}'],
+        "theta": [32, 32], "value": [2.0, 1.0]})
+    assert best_over(rows, "theta", higher_is_better=False).equals(rows)
