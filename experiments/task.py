@@ -36,6 +36,7 @@ from privpub.verify import verify_release
 
 __all__ = [
     "run_task",
+    "failed_task_rows",
     "release_vector",
     "memory_probe",
     "NOISE_FREE_CAVEAT",
@@ -295,6 +296,19 @@ def run_task(
     except Exception as exc:  # recorded, never lost: the run goes on
         out.fail("error", _error_text(exc))
     return out.rows(base, time.perf_counter() - task_start)
+
+
+def failed_task_rows(cell: Cell, rep: int, code_hash: str = "", release_key: str | None = None,
+                     *, error: str, experiment: str, scale: str, base_seed: int,
+                     version: str = "", **_other) -> list[dict]:
+    """The one error row of a task that could not return its own (its worker died or
+    passed a limit: :mod:`experiments.pool`), with ``error`` as its cause."""
+    ss = task_seeds(base_seed, cell.seed_identity, rep)[0]
+    base = _task_columns(cell, rep, get_mechanism(cell.mechanism), ss, experiment=experiment,
+                         scale=scale, base_seed=base_seed, code_hash=code_hash, version=version)
+    out = _Outcome()
+    out.fail("error", error)
+    return out.rows(base, math.nan)
 
 
 def _task_columns(cell: Cell, rep: int, info, ss, *, experiment: str, scale: str,
