@@ -21,6 +21,7 @@ from experiments.reuse import plan_tasks
 from experiments.spec import ExperimentSpec
 from experiments.store import ResultStore, StoreWriter
 from experiments.task import failed_task_rows, run_task
+from experiments.task_claims import TaskClaims
 from privpub.errors import ConfigError
 from privpub.registry import import_plugins
 
@@ -45,6 +46,7 @@ class RunSummary:
     failures: list[dict] = field(default_factory=list)
     interrupted: bool = False
     seconds: float = 0.0
+    quarantined: list = field(default_factory=list)  # unreadable parts: (name, rows or None)
 
     @property
     def failed(self) -> bool:
@@ -83,6 +85,11 @@ class RunSummary:
             ran += f" ({self.n_recomputed} recomputed: code changed in {files}{more})"
         elif self.n_recomputed:
             ran += f" ({self.n_recomputed} recomputed: stored by code whose record is gone)"
+        if self.quarantined:
+            counts = [r for _, r in self.quarantined]
+            lost = (f"the {sum(counts)} row(s)" if None not in counts else "the tasks")
+            ran += (f" ({lost} of {len(counts)} unreadable part(s) moved to "
+                    "store/quarantine/ recomputed)")
         stored = f"{self.n_stored} already stored"
         if self.n_shared:
             stored += f" ({self.n_shared} from other experiments)"
@@ -199,7 +206,8 @@ def run_experiment(
         _check_expected_time(spec, store.root.parent, len(plan.tasks), n_jobs)
     summary = RunSummary(spec.name, spec.scale, store.root, n_tasks=spec.n_tasks,
                          n_stored=plan.n_stored, n_shared=plan.n_shared,
-                         n_recomputed=plan.n_recomputed, changed_files=plan.changed_files)
+                         n_recomputed=plan.n_recomputed, changed_files=plan.changed_files,
+                         quarantined=list(store.quarantined))
     _check_data_files({t[0].dataset for t in plan.tasks}, data_dir, allow_download)
     if bar is not None:
         bar.update(spec.n_tasks - len(plan.tasks))
@@ -215,14 +223,14 @@ def run_experiment(
 
             bar = tqdm(total=len(plan.tasks), desc=f"{spec.name} [{spec.scale}]", unit="task",
                        disable=not progress)
+        run = functools.partial(
+            run_tasks, run_task, common=common, n_jobs=n_jobs, executor=executor,
+            dask_address=dask_address, task_timeout=task_timeout, task_memory=task_memory,
+            on_failure=functools.partial(_failed, common),
+            code={m: h for modules in plan.code_modules.values() for m, h in modules.items()})
         try:
-            results = run_tasks(run_task, plan.tasks, common, n_jobs=n_jobs, executor=executor,
-                                dask_address=dask_address, task_timeout=task_timeout,
-                                task_memory=task_memory,
-                                on_failure=functools.partial(_failed, common),
-                                code={m: h for modules in plan.code_modules.values()
-                                      for m, h in modules.items()})
-            _collect(results, writer, summary, bar)
+            _run_rounds(plan.tasks, store, summary, bar, writer, seed=int(seed),
+                        metrics=spec.expected_rows, run=run)
         finally:
             if own_bar:
                 bar.close()
@@ -293,6 +301,31 @@ def _worker_plugins(spec: ExperimentSpec, plugins) -> tuple[str, ...]:
 
 
 _PROJECT = ("privpub", "mechanisms", "baselines", "metrics")
+
+
+def _run_rounds(tasks: list, store: ResultStore, summary: RunSummary, bar, writer, *,
+                seed: int, metrics, run) -> None:
+    """Run ``tasks`` (``run(tasks)`` streams their rows) in rounds: each claims the chunks
+    no other run holds (:class:`~experiments.task_claims.TaskClaims`) and runs them; the
+    next waits for the chunks it deferred and runs what their run did not store."""
+    while tasks:
+        claims = TaskClaims(store.root / "claims", seed)
+        try:
+            _collect(run(tasks=claims.take(tasks)), writer, summary, bar)
+        finally:
+            claims.release()  # after _collect wrote their rows
+        if summary.interrupted or not claims.deferred:
+            return
+        try:
+            claims.wait()
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            return
+        done = store.tasks(metrics)
+        tasks = [t for t in claims.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
+        found = len(claims.deferred) - len(tasks)  # the other run stored them
+        summary.n_stored += found
+        bar.update(found)
 
 
 def _collect(results, writer: StoreWriter, summary: RunSummary, bar) -> None:

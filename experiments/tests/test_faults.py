@@ -165,3 +165,145 @@ def test_a_task_past_task_timeout_fails_with_that_reason(plugin_dir, tmp_path):
     second = _run(spec, tmp_path / "run", task_timeout=3)
     assert second.n_ok == 1 and not second.failures
     _assert_same_values(second.store, spec, tmp_path)
+
+
+def test_an_unreadable_part_is_quarantined_and_its_rows_recomputed(plugin_dir, tmp_path,
+                                                                   capfd):
+    spec = _spec()
+    first = _run(spec, tmp_path / "run")
+    store = ResultStore(first.store)
+    damaged = store.parts()[0]
+    damaged.write_bytes(b"\0garbage\0" * 100)  # overwritten by something else
+    second = _run(spec, tmp_path / "run")
+    err = capfd.readouterr().err
+    assert f"unreadable result part {damaged.name}" in err and "quarantine" in err
+    assert (first.store / "quarantine" / damaged.name).is_file()
+    assert second.n_ok > 0 and "unreadable part(s) moved to store/quarantine/" in (
+        second.describe())
+    third = _run(spec, tmp_path / "run")  # healed: nothing left to warn about or compute
+    assert third.n_ok == 0 and not third.quarantined
+    _assert_same_values(second.store, spec, tmp_path)
+
+
+def _concurrent_run(results_dir, plugin_path, out):
+    sys.path.insert(0, plugin_path)
+    load_plugins([PLUGIN])
+    summary = _run(_spec(pause=0.3), results_dir, n_jobs=1)
+    Path(out).write_text(f"{summary.n_ok} {summary.n_stored}")
+
+
+def test_two_runs_on_one_store_never_compute_a_task_twice(plugin_dir, tmp_path):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_concurrent_run,
+                         args=(tmp_path / "run", str(plugin_dir), tmp_path / f"out{i}"))
+             for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    counts = [tuple(map(int, (tmp_path / f"out{i}").read_text().split())) for i in range(2)]
+    spec = _spec(pause=0.3)
+    assert sum(ok for ok, _ in counts) == spec.n_tasks  # each task computed once
+    assert all(ok + stored == spec.n_tasks for ok, stored in counts)  # both runs complete
+    store = ResultStore(tmp_path / "run" / "faults" / "paper" / "store")
+    import pandas as pd
+
+    raw = pd.concat([pd.read_parquet(p) for p in store.parts()])
+    assert not raw.duplicated(["cell", "rep", "metric"]).any()
+    assert not list((store.root / "claims").glob("*.claim"))  # every claim released
+    _assert_same_values(store.root, spec, tmp_path)
+
+
+def test_a_stale_claim_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
+    from experiments.task_claims import TaskClaims
+
+    spec = _spec()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    claims = TaskClaims(tmp_path / "run" / "faults" / "paper" / "store" / "claims", 0)
+    claims.root.mkdir(parents=True)
+    chunk = claims._chunk((spec.cells[0], 0))
+    claims._path(chunk).write_text(
+        f'{{"pid": {dead}, "host": "{claims._host}", "time": 0}}')
+    summary = _run(spec, tmp_path / "run")
+    assert summary.n_ok == spec.n_tasks and not list(claims.root.glob("*.claim"))
+
+
+def _run_py(results_dir, *extra, pause=0.3, n_jobs=2):
+    return [sys.executable, str(ROOT / "run.py"), "experiment=epasto2022_fig3c", "scale=smoke",
+            f"experiment.mechanisms=[{{name: fault_once, params: {{pause: {pause}}}, "
+            "grid: {tag: [0, 1, 2, 3]}}]", "~experiment.grid",
+            f"plugins=[{PLUGIN}]", f"results_dir={results_dir}", "progress=false",
+            "plot=false", f"n_jobs={n_jobs}", *extra]
+
+
+def _env(plugin_dir):
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(plugin_dir), os.environ.get("PYTHONPATH", "")])}
+
+
+def _left_in_group(pgid: int) -> list[str]:
+    """The live processes of a process group (Linux /proc)."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            left.append(entry.name)
+    return left
+
+
+def _gone(pgid: int, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while _left_in_group(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _left_in_group(pgid)
+
+
+def test_ctrl_c_at_any_n_jobs_exits_130_at_once_leaving_no_process(plugin_dir, tmp_path):
+    args = _run_py(tmp_path / "run", pause=30, n_jobs=1000)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=_env(plugin_dir))
+    line = proc.stdout.readline()  # the run line: the workers start now
+    assert line.startswith("privpub: epasto2022_fig3c"), line + proc.stderr.read()
+    time.sleep(2)
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - t0 < 5
+    assert "capped to" in err and "Traceback" not in err
+    assert [x for x in err.splitlines() if x.startswith("privpub: interrupted:")]
+    assert _gone(proc.pid)
+
+
+def _slow_run(results_dir, plugin_path):
+    os.setsid()  # a process group of its own, as a shell gives a command
+    sys.path.insert(0, plugin_path)
+    load_plugins([PLUGIN])
+    _run(_spec(pause=0.5), results_dir)
+
+
+def test_kill_9_of_the_run_mid_write_then_a_rerun_completes(plugin_dir, tmp_path):
+    import multiprocessing
+
+    proc = multiprocessing.get_context("spawn").Process(
+        target=_slow_run, args=(tmp_path / "run", str(plugin_dir)))
+    proc.start()
+    store = tmp_path / "run" / "faults" / "paper" / "store"
+    deadline = time.monotonic() + 60
+    while proc.is_alive() and time.monotonic() < deadline and not any(store.glob("part-*")):
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)  # the run, while it writes its parts
+    proc.join(10)
+    assert _gone(proc.pid)  # its workers followed it
+    assert len(ResultStore(store).tasks(["jaccard"])) < 8  # it was stopped half-way
+    spec = _spec(pause=0.5)
+    rerun = _run(spec, tmp_path / "run")  # the same command again
+    assert rerun.n_done == spec.n_tasks and not rerun.failures
+    _assert_same_values(store, spec, tmp_path)

@@ -1,0 +1,117 @@
+"""Claims on task chunks: two runs on one store never compute the same task twice.
+
+A run claims a chunk (every repetition of one cell under one base seed) before it hands the
+chunk's first task to a worker, by creating ``store/claims/<chunk>.claim`` exclusively; a
+chunk another live run holds is deferred. The run releases its claims once their rows are
+written, then waits for the chunks it deferred and computes only what the other run did not
+store. A claim whose process is dead (same host) is stale and taken over. The rationale is
+in docs/design.md (Experiments: "Faults").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from experiments.seeding import stable_hash
+
+__all__ = ["TaskClaims"]
+
+#: How often a run waiting for another run's chunks looks again (seconds).
+POLL_SECONDS = 0.5
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class TaskClaims:
+    """The claims of one run (one round of it) on the chunks of a store's tasks.
+
+    ``tasks`` are ``(cell, rep, ...)`` tuples; ``seed`` is the run's base seed.
+    """
+
+    def __init__(self, root: Path | str, seed: int):
+        self.root = Path(root)
+        self.seed = seed
+        self.held: set[str] = set()
+        self.deferred: list[tuple] = []  # tasks of chunks another run holds
+        self._host = socket.gethostname()
+
+    def _chunk(self, task: tuple) -> str:
+        return stable_hash([task[0].cell_id, self.seed])[:24]
+
+    def _path(self, chunk: str) -> Path:
+        return self.root / f"{chunk}.claim"
+
+    def take(self, tasks: Iterable[tuple]) -> Iterator[tuple]:
+        """The tasks whose chunk this run holds or could claim, lazily; the others go to
+        :attr:`deferred`."""
+        for task in tasks:
+            chunk = self._chunk(task)
+            if chunk in self.held or self._claim(chunk):
+                yield task
+            else:
+                self.deferred.append(task)
+
+    def _claim(self, chunk: str) -> bool:
+        path = self._path(chunk)
+        self.root.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if not self._stale(path):
+                    return False
+                path.unlink(missing_ok=True)  # its run is gone: take it over
+                continue
+            with os.fdopen(fd, "w") as fh:
+                json.dump({"pid": os.getpid(), "host": self._host, "time": time.time()}, fh)
+            self.held.add(chunk)
+            return True
+        return False
+
+    def _stale(self, path: Path) -> bool:
+        """A claim of a dead process of this host (or unreadable and a minute old)."""
+        try:
+            owner = json.loads(path.read_text())
+            return owner["host"] == self._host and not _alive(int(owner["pid"]))
+        except FileNotFoundError:
+            return True
+        except (OSError, ValueError, KeyError, TypeError):
+            try:
+                return time.time() - path.stat().st_mtime > 60
+            except OSError:
+                return True
+
+    def release(self) -> None:
+        """Drop this run's claims (call once their rows are in the store)."""
+        for chunk in self.held:
+            self._path(chunk).unlink(missing_ok=True)
+        self.held.clear()
+
+    def wait(self) -> None:
+        """Until every deferred chunk is released by its run, or stale."""
+        waiting = {self._chunk(t) for t in self.deferred}
+        noted = False
+        while waiting:
+            waiting = {c for c in waiting
+                       if self._path(c).exists() and not self._stale(self._path(c))}
+            if waiting and not noted:
+                print(f"privpub: note: waiting for {len(waiting)} chunk(s) of tasks another "
+                      f"run is computing ({self.root}); they are not computed twice",
+                      file=sys.stderr, flush=True)
+                noted = True
+            if waiting:
+                time.sleep(POLL_SECONDS)
