@@ -67,6 +67,9 @@ def _int(value, name: str, *, minimum: int, allow: tuple = ()) -> int:
 def check_writable(path: Path | str) -> Path:
     """Create ``path`` if needed and prove that a file can be written in it."""
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"results_dir {str(path)!r} is a file, not a directory; "
+                          "pass results_dir=<a writable directory>")
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".privpub-write-test-{uuid.uuid4().hex[:8]}"

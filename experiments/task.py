@@ -31,7 +31,7 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.noise import noise_off
 from privpub.registry import get_mechanism, get_metric, import_plugins, view
-from privpub.types import DegreeHistogram, DegreeSequence, Graph, Release, kind_of
+from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, Release, kind_of
 from privpub.verify import verify_release
 
 __all__ = [
@@ -372,12 +372,30 @@ def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path 
     return output
 
 
+#: The Python type of a release of each kind (privpub/types.py), for error messages.
+_PYTHON_TYPE = {
+    Kind.GRAPH: "privpub.types.Graph", Kind.TABLE: "privpub.types.Table",
+    Kind.BINARY_MATRIX: "a scipy.sparse matrix",
+    Kind.DEGREE_HISTOGRAM: "privpub.types.DegreeHistogram",
+    Kind.DEGREE_SEQUENCE: "privpub.types.DegreeSequence", Kind.RANKING: "privpub.types.Ranking",
+    Kind.CLASSIFIER: "an object with predict()", Kind.JOINT_DEGREE: "privpub.types.JointDegree",
+}
+
+
 def _check_release(info, release, ledger: PrivacyLedger | None) -> None:
     """A release of the registered kind, from a DP mechanism that spent through its ledger."""
-    if kind_of(release) != info.output_kind:
+    expected = f"{info.output_kind} ({_PYTHON_TYPE.get(info.output_kind, '?')})"
+    try:
+        kind = kind_of(release)
+    except PrivpubError:
         raise PrivpubError(
-            f"mechanism {info.name!r} returned a {kind_of(release)}, "
-            f"but is registered as releasing {info.output_kind}"
+            f"mechanism {info.name!r} returned a {type(release).__name__}; expected a "
+            f"{expected}, the kind it is registered as releasing"
+        ) from None
+    if kind != info.output_kind:
+        raise PrivpubError(
+            f"mechanism {info.name!r} returned a {kind}, "
+            f"but is registered as releasing {expected}"
         )
     if ledger is not None and ledger.spent <= 0:
         raise PrivpubError(

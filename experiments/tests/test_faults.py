@@ -57,8 +57,6 @@ PLUGIN_SOURCE = textwrap.dedent('''
             del hog
         elif fault == "sleep":
             time.sleep(60)
-        elif fault == "wrong_type":
-            raise AssertionError("unused")
 
 
     @register_mechanism("fault_once", input_kind=Kind.BINARY_MATRIX,
@@ -67,6 +65,8 @@ PLUGIN_SOURCE = textwrap.dedent('''
                    pause: float = 0.0):
         """Drop entries at random; the first call with ``fault`` (while ``marker`` does not
         exist) dies that way first. ``pause``: sleep this long (a slow task)."""
+        if fault == "wrong_type":
+            return [1, 2, 3]
         if tag == 0:
             _fault(fault, marker)
         time.sleep(pause)
@@ -165,6 +165,13 @@ def test_a_task_past_task_timeout_fails_with_that_reason(plugin_dir, tmp_path):
     second = _run(spec, tmp_path / "run", task_timeout=3)
     assert second.n_ok == 1 and not second.failures
     _assert_same_values(second.store, spec, tmp_path)
+
+
+def test_a_plugin_returning_the_wrong_type_is_told_the_expected_one(plugin_dir, tmp_path):
+    summary = _run(_spec("wrong_type", tags=1, reps=1), tmp_path, n_jobs=1)
+    assert [f["error"] for f in summary.failures] == [
+        "PrivpubError: mechanism 'fault_once' returned a list; expected a binary_matrix "
+        "(a scipy.sparse matrix), the kind it is registered as releasing"]
 
 
 def test_an_unreadable_part_is_quarantined_and_its_rows_recomputed(plugin_dir, tmp_path,
