@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.numba_cache import guard_numba_cache
 from experiments.seeding import canonical_json, seed_sequence, stable_hash, task_seeds
 from experiments.spec import Cell
 from experiments.store import RELEASE_METRIC, encode_vector
@@ -273,6 +274,7 @@ def run_task(
     import_plugins(plugins)
     ss, mech_ss, metric_ss = task_seeds(base_seed, cell.seed_identity, rep)
     info = get_mechanism(cell.mechanism)
+    guard_numba_cache()  # numba is imported by now if the mechanism uses it
     source = (cell.dataset, canonical_json(cell.dataset_options), data_dir, base_seed,
               allow_download)  # the arguments of _load
     base = _task_columns(cell, rep, info, ss, experiment=experiment, scale=scale,

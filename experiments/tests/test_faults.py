@@ -314,3 +314,45 @@ def test_kill_9_of_the_run_mid_write_then_a_rerun_completes(plugin_dir, tmp_path
     rerun = _run(spec, tmp_path / "run")  # the same command again
     assert rerun.n_done == spec.n_tasks and not rerun.failures
     _assert_same_values(store, spec, tmp_path)
+
+
+NUMBA_MODULE = '''
+from numba import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return x * 2
+'''
+
+NUMBA_WORKER = '''
+import sys, time
+from experiments.numba_cache import guard_numba_cache
+guard_numba_cache(force=True)
+sys.path.insert(0, sys.argv[1])
+start = float(sys.argv[2])
+time.sleep(max(0.0, start - time.time()))  # both workers compile at once
+import numba_cached
+first, second = (1, 1.5) if sys.argv[3] == "a" else (1.5, 1)
+assert numba_cached.twice(first) == 2 * first and numba_cached.twice(second) == 2 * second
+print(sum(numba_cached.twice.stats.cache_hits.values()))
+'''
+
+
+def test_two_fresh_workers_on_an_empty_numba_cache_at_once(tmp_path):
+    """Two processes compile two signatures of one cached function on an empty
+    NUMBA_CACHE_DIR at the same moment; a third then loads both from the cache intact."""
+    (tmp_path / "numba_cached.py").write_text(NUMBA_MODULE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(ROOT)}
+    start = time.time() + 2.5
+    procs = [subprocess.Popen([sys.executable, "-c", NUMBA_WORKER, str(tmp_path), str(start),
+                               order], env=env, stdout=subprocess.PIPE, text=True)
+             for order in ("a", "b")]
+    for p in procs:
+        p.communicate(timeout=120)
+        assert p.returncode == 0
+    third = subprocess.run([sys.executable, "-c", NUMBA_WORKER, str(tmp_path), "0", "a"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.strip() == "2"  # both signatures read back from the cache
