@@ -11,12 +11,14 @@ dataset caches. The fault matrix is in docs/design.md (Experiments: "Faults").
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing
 import os
 import signal
 import sys
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import wait
 
@@ -24,6 +26,9 @@ __all__ = ["run_isolated", "shutdown", "death_cause", "can_fork_workers"]
 
 #: How often the memory of busy workers is sampled when ``task_memory`` is set (seconds).
 MEMORY_SAMPLE_SECONDS = 0.2
+#: A worker whose last task took less than this gets its next task before it asks (the
+#: round trip of short tasks is hidden; a long task never waits behind another).
+PREFETCH_SECONDS = 0.5
 
 _PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 4096 / 2**20
 
@@ -94,7 +99,19 @@ class _Worker:
         child.close()
         self.run_id = None
         self.code: dict[str, str] = {}  # module -> hash of the code it ran
-        self.task = None  # (index, task, started) while busy
+        self.queue: deque = deque()  # (index, task) sent, in order; the first is running
+        self.started = 0.0  # when the first of the queue started
+        self.last_seconds = math.inf  # how long its last task took
+
+    def send(self, item: tuple, setup: tuple, run_id: int, code: dict) -> None:
+        if self.run_id != run_id:
+            self.conn.send(setup)
+            self.run_id = run_id
+            self.code.update(code)
+        if not self.queue:
+            self.started = time.monotonic()
+        self.queue.append(item)
+        self.conn.send(("task", *item))
 
     def kill(self) -> None:
         try:
@@ -190,44 +207,39 @@ def run_isolated(
         _POOL.remove(worker)  # it imported code that has changed since
         worker.kill()
     pending = iter(enumerate(tasks))
-    exhausted = False
-    busy: dict[int, _Worker] = {}  # sentinel -> worker holding a task
+    retry: deque = deque()  # queued behind a task whose worker died: not started, sent again
+
+    def next_task():
+        return retry.popleft() if retry else next(pending, None)
+
+    busy: dict[int, _Worker] = {}  # sentinel -> worker with tasks sent
+    oom = [_oom_kills()]  # the kernel's OOM kills so far (read again after each death)
     try:
         while True:
-            while not exhausted and len(busy) < n_jobs:  # hand out tasks to idle workers
-                item = next(pending, None)
-                if item is None:
-                    exhausted = True
-                    break
+            while len(busy) < n_jobs and (item := next_task()) is not None:
                 worker = _idle_worker(ctx, busy, n_jobs)
-                if worker.run_id != run_id:
-                    worker.conn.send(setup)
-                    worker.run_id = run_id
-                    worker.code.update(code)
-                worker.task = (*item, time.monotonic())
-                worker.conn.send(("task", *item))
+                worker.send(item, setup, run_id, code)
                 busy[worker.proc.sentinel] = worker
+            for worker in busy.values():  # a short task's successor waits in the pipe
+                if len(worker.queue) == 1 and worker.last_seconds < PREFETCH_SECONDS:
+                    if (item := next_task()) is None:
+                        break
+                    worker.send(item, setup, run_id, code)
             if not busy:
                 break
-            oom = _oom_kills()
             timeout = _next_check(busy.values(), task_timeout, task_memory)
             ready = wait([w.conn for w in busy.values()] + list(busy), timeout)
             for worker in list(busy.values()):
-                result = _collect_one(worker, ready, oom, task_timeout, task_memory,
-                                      on_failure)
-                if result is not _NOTHING:
+                yield from _results(worker, ready, oom, task_timeout, task_memory, on_failure,
+                                    retry)
+                if not worker.queue:
                     del busy[worker.proc.sentinel]
-                    worker.task = None
-                    yield result
     except BaseException:  # Ctrl-C, the consumer stopped or an error: no worker keeps a task
         for worker in busy.values():
             worker.kill()
             if worker in _POOL:
                 _POOL.remove(worker)
         raise
-
-
-_NOTHING = object()
 
 
 def _idle_worker(ctx, busy: dict, n_jobs: int) -> _Worker:
@@ -251,36 +263,45 @@ def _next_check(workers, task_timeout, task_memory) -> float | None:
     waits = []
     if task_timeout:
         now = time.monotonic()
-        waits += [max(0.0, w.task[2] + task_timeout - now) for w in workers]
+        waits += [max(0.0, w.started + task_timeout - now) for w in workers]
     if task_memory:
         waits.append(MEMORY_SAMPLE_SECONDS)
     return min(waits) if waits else None
 
 
-def _collect_one(worker: _Worker, ready, oom, task_timeout, task_memory, on_failure):
-    """The result of ``worker``'s task if it has one now (a reply, a death, a limit), else
-    :data:`_NOTHING`; a dead or killed worker is replaced on demand."""
-    index, task, started = worker.task
+def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_failure,
+             retry: deque) -> Iterator:
+    """The results ``worker`` has now: its answers, or the failure of its running task
+    when it died or passed a limit (then it is killed, and the tasks queued behind go to
+    ``retry``)."""
     if worker.conn in ready:
         try:
-            kind, _, value = worker.conn.recv()
+            while worker.queue and worker.conn.poll():
+                kind, _, value = worker.conn.recv()
+                (_, task), now = worker.queue.popleft(), time.monotonic()
+                worker.last_seconds, worker.started = now - worker.started, now
+                yield value if kind == "done" else on_failure(task, value)
         except (EOFError, OSError):
             pass  # died while answering: handled as a death below
-        else:
-            return value if kind == "done" else on_failure(task, value)
+    if not worker.queue:
+        return
     reason = None
-    if worker.proc.sentinel in ready:
+    if worker.proc.sentinel in ready or not worker.proc.is_alive():
         worker.proc.join(1)
-        reason = death_cause(worker.proc.exitcode, oom)
-    elif task_timeout and time.monotonic() - started > task_timeout:
+        reason = death_cause(worker.proc.exitcode, oom[0])
+        oom[0] = _oom_kills()
+    elif task_timeout and time.monotonic() - worker.started > task_timeout:
         reason = f"exceeded task_timeout={task_timeout:g} s"
     elif task_memory:
         rss = worker.rss_mb()
         if rss > task_memory:
             reason = f"exceeded task_memory={task_memory:g} MB (resident {rss:.0f} MB)"
     if reason is None:
-        return _NOTHING
+        return
     worker.kill()
     if worker in _POOL:
         _POOL.remove(worker)
-    return on_failure(task, reason)
+    (_, task), *behind = worker.queue
+    worker.queue.clear()
+    retry.extendleft(reversed(behind))
+    yield on_failure(task, reason)

@@ -47,6 +47,7 @@ class RunSummary:
     interrupted: bool = False
     seconds: float = 0.0
     quarantined: list = field(default_factory=list)  # unreadable parts: (name, rows or None)
+    planned_at: float = 0.0  # time.time() when the store was read for the plan
 
     @property
     def failed(self) -> bool:
@@ -201,13 +202,14 @@ def run_experiment(
             f"{spec.name} [{spec.scale}] has {spec.n_tasks:,} tasks, more than "
             f"{MAX_TASKS:,}; lower experiment.repetitions or the grid, or pass force=true")
     store = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store")
+    planned_at = time.time()
     plan = plan_tasks(spec, store, seed=int(seed), rerun=rerun)
     if not force:
         _check_expected_time(spec, store.root.parent, len(plan.tasks), n_jobs)
     summary = RunSummary(spec.name, spec.scale, store.root, n_tasks=spec.n_tasks,
                          n_stored=plan.n_stored, n_shared=plan.n_shared,
                          n_recomputed=plan.n_recomputed, changed_files=plan.changed_files,
-                         quarantined=list(store.quarantined))
+                         quarantined=list(store.quarantined), planned_at=planned_at)
     _check_data_files({t[0].dataset for t in plan.tasks}, data_dir, allow_download)
     if bar is not None:
         bar.update(spec.n_tasks - len(plan.tasks))
@@ -308,8 +310,9 @@ def _run_rounds(tasks: list, store: ResultStore, summary: RunSummary, bar, write
     """Run ``tasks`` (``run(tasks)`` streams their rows) in rounds: each claims the chunks
     no other run holds (:class:`~experiments.task_claims.TaskClaims`) and runs them; the
     next waits for the chunks it deferred and runs what their run did not store."""
+    since = summary.planned_at
     while tasks:
-        claims = TaskClaims(store.root / "claims", seed)
+        claims = TaskClaims(store.root / "claims", seed, since)
         try:
             _collect(run(tasks=claims.take(tasks)), writer, summary, bar)
         finally:
@@ -321,6 +324,7 @@ def _run_rounds(tasks: list, store: ResultStore, summary: RunSummary, bar, write
         except KeyboardInterrupt:
             summary.interrupted = True
             return
+        since = time.time()
         done = store.tasks(metrics)
         tasks = [t for t in claims.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
         found = len(claims.deferred) - len(tasks)  # the other run stored them

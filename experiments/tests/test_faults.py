@@ -229,7 +229,7 @@ def test_a_stale_claim_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
     spec = _spec()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
-    claims = TaskClaims(tmp_path / "run" / "faults" / "paper" / "store" / "claims", 0)
+    claims = TaskClaims(tmp_path / "run" / "faults" / "paper" / "store" / "claims", 0, 0.0)
     claims.root.mkdir(parents=True)
     chunk = claims._chunk((spec.cells[0], 0))
     claims._path(chunk).write_text(
@@ -356,3 +356,23 @@ def test_two_fresh_workers_on_an_empty_numba_cache_at_once(tmp_path):
                            env=env, capture_output=True, text=True, timeout=120)
     assert third.returncode == 0, third.stderr
     assert third.stdout.strip() == "2"  # both signatures read back from the cache
+
+
+def test_too_many_tasks_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_path):
+    import json
+    import tracemalloc
+
+    from privpub.errors import ConfigError
+
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError, match="100,000,000 tasks, more than 10,000,000"):
+        _run(_spec(tags=1, reps=10**8), tmp_path)
+    assert time.perf_counter() - t0 < 5 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    tracemalloc.stop()
+    meta = tmp_path / "faults" / "paper" / "meta.json"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"seconds": {"per_task": 3600.0}}))  # an hour per task
+    with pytest.raises(ConfigError, match="would take about 26 h with n_jobs=2"):
+        _run(_spec(tags=13, reps=4), tmp_path)
+    assert _run(_spec(tags=1, reps=1), tmp_path, force=True).n_ok == 1
