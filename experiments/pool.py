@@ -85,8 +85,10 @@ def _worker(conn) -> None:
             reply = ("raised", index, "".join(traceback.format_exception_only(exc)).strip())
         try:
             conn.send(reply)
-        except (OSError, ValueError):
+        except (OSError, EOFError):  # the parent is gone
             return
+        except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
+            conn.send(("raised", index, f"the task's result could not be sent back: {exc}"))
 
 
 # ----------------------------------------------------------------------------- parent side
