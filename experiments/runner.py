@@ -210,7 +210,7 @@ def run_experiment(
                          n_stored=plan.n_stored, n_shared=plan.n_shared,
                          n_recomputed=plan.n_recomputed, changed_files=plan.changed_files,
                          quarantined=list(store.quarantined), planned_at=planned_at)
-    _check_data_files({t[0].dataset for t in plan.tasks}, data_dir, allow_download)
+    _check_data_files({cell.dataset for cell in plan.tasks.cells()}, data_dir, allow_download)
     if bar is not None:
         bar.update(spec.n_tasks - len(plan.tasks))
     if plan.tasks:
@@ -240,7 +240,8 @@ def run_experiment(
     return summary
 
 
-#: Above this many tasks a run needs ``force=true`` (the task list is held in memory).
+#: Above this many tasks a run needs ``force=true`` (tasks are made as they run: this is a
+#: guard against a typo in the repetitions, not a memory limit).
 MAX_TASKS = 10**7
 #: Above this estimated wall time (seconds: the measured time per task x tasks / jobs) too.
 MAX_SECONDS = 86400.0

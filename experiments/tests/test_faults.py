@@ -397,6 +397,13 @@ def test_too_many_tasks_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_pat
     with pytest.raises(ConfigError, match="100,000,000 tasks, more than 10,000,000"):
         _run(_spec(tags=1, reps=10**8), tmp_path)
     assert time.perf_counter() - t0 < 5 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    from experiments.reuse import plan_tasks  # with force=true: tasks made as they run
+
+    plan = plan_tasks(_spec(tags=2, reps=10**8), ResultStore(tmp_path / "f" / "p" / "store"),
+                      seed=0)
+    tasks = iter(plan.tasks)
+    assert len(plan.tasks) == 2 * 10**8 and [next(tasks)[1] for _ in range(3)] == [0, 1, 2]
+    assert time.perf_counter() - t0 < 10 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
     tracemalloc.stop()
     meta = tmp_path / "faults" / "paper" / "meta.json"
     meta.parent.mkdir(parents=True)
