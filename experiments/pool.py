@@ -26,6 +26,8 @@ __all__ = ["run_isolated", "shutdown", "death_cause", "can_fork_workers"]
 
 #: How often the memory of busy workers is sampled when ``task_memory`` is set (seconds).
 MEMORY_SAMPLE_SECONDS = 0.2
+#: With ``task_timeout``, a new worker gets this long to import the run's modules.
+STARTUP_SECONDS = 120.0
 #: A worker whose last task took less than this gets its next task before it asks (the
 #: round trip of short tasks is hidden; a long task never waits behind another).
 PREFETCH_SECONDS = 0.5
@@ -61,6 +63,17 @@ def _die_with_parent() -> None:
         pass
 
 
+def _import_quietly(modules) -> None:
+    """Import the run's modules before its first task (a failure shows in the task)."""
+    import importlib
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - the task that needs it reports it
+            pass
+
+
 def _worker(conn) -> None:
     """Run the tasks the parent sends until it sends None or goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -74,9 +87,11 @@ def _worker(conn) -> None:
         if message is None:
             return
         if message[0] == "run":  # a new run: its function, arguments and environment
-            _, func, common, path, environ = message
+            _, func, common, path, environ, modules = message
             sys.path[:] = path
             os.environ.update(environ)
+            _import_quietly(modules)
+            conn.send(("ready", None, None))  # imports done: the first task's clock starts
             continue
         _, index, task = message
         try:
@@ -103,12 +118,13 @@ class _Worker:
         self.code: dict[str, str] = {}  # module -> hash of the code it ran
         self.queue: deque = deque()  # (index, task) sent, in order; the first is running
         self.started = 0.0  # when the first of the queue started
+        self.ready = False  # has imported the run's modules (the time limit applies)
         self.last_seconds = math.inf  # how long its last task took
 
     def send(self, item: tuple, setup: tuple, run_id: int, code: dict) -> None:
         if self.run_id != run_id:
             self.conn.send(setup)
-            self.run_id = run_id
+            self.run_id, self.ready = run_id, False
             self.code.update(code)
         if not self.queue:
             self.started = time.monotonic()
@@ -199,12 +215,14 @@ def run_isolated(
     ``n_jobs`` worker processes; a task whose worker dies, raises, or exceeds
     ``task_timeout`` seconds or ``task_memory`` MB yields ``on_failure(task, reason)``.
 
-    ``code`` (module -> hash of the code the tasks run): a worker that ran an earlier run
-    with another version of one of these modules is replaced, not reused."""
+    ``code`` (module -> hash of the code the tasks run): each worker imports these modules
+    before its first task of the run (a task's time does not count the worker's start-up),
+    and a worker that ran an earlier run with another version of one of them is replaced,
+    not reused."""
     ctx = _context()
     run_id = next(_RUNS)
-    setup = ("run", func, common, list(sys.path), dict(os.environ))
     code = code or {}
+    setup = ("run", func, common, list(sys.path), dict(os.environ), sorted(code))
     for worker in [w for w in _POOL if any(w.code.get(m, h) != h for m, h in code.items())]:
         _POOL.remove(worker)  # it imported code that has changed since
         worker.kill()
@@ -260,12 +278,17 @@ def _idle_worker(ctx, busy: dict, n_jobs: int) -> _Worker:
     return worker
 
 
+def _limit(worker: _Worker, task_timeout: float) -> float:
+    """The seconds the worker's first task may run: ``task_timeout`` once it is ready."""
+    return task_timeout if worker.ready else max(task_timeout, STARTUP_SECONDS)
+
+
 def _next_check(workers, task_timeout, task_memory) -> float | None:
     """Seconds until a limit must be checked again (None: wait for a result)."""
     waits = []
     if task_timeout:
         now = time.monotonic()
-        waits += [max(0.0, w.started + task_timeout - now) for w in workers]
+        waits += [max(0.0, w.started + _limit(w, task_timeout) - now) for w in workers]
     if task_memory:
         waits.append(MEMORY_SAMPLE_SECONDS)
     return min(waits) if waits else None
@@ -280,6 +303,9 @@ def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_fa
         try:
             while worker.queue and worker.conn.poll():
                 kind, _, value = worker.conn.recv()
+                if kind == "ready":  # a task's time does not count the worker's start-up
+                    worker.started, worker.ready = time.monotonic(), True
+                    continue
                 (_, task), now = worker.queue.popleft(), time.monotonic()
                 worker.last_seconds, worker.started = now - worker.started, now
                 yield value if kind == "done" else on_failure(task, value)
@@ -292,8 +318,9 @@ def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_fa
         worker.proc.join(1)
         reason = death_cause(worker.proc.exitcode, oom[0])
         oom[0] = _oom_kills()
-    elif task_timeout and time.monotonic() - worker.started > task_timeout:
-        reason = f"exceeded task_timeout={task_timeout:g} s"
+    elif task_timeout and time.monotonic() - worker.started > _limit(worker, task_timeout):
+        reason = (f"exceeded task_timeout={task_timeout:g} s" if worker.ready else
+                  f"the worker did not start within {STARTUP_SECONDS:g} s")
     elif task_memory:
         rss = worker.rss_mb()
         if rss > task_memory:
