@@ -1,12 +1,13 @@
 """Claims on task chunks: two runs on one store never compute the same task twice.
 
-A run claims a chunk (every repetition of one cell under one base seed) before it hands the
-chunk's first task to a worker, by creating ``store/claims/<chunk>.claim`` exclusively; a
-chunk another live run holds is deferred, and so is one another run computed since this
-run read the store (its ``<chunk>.done`` marker is newer). The run releases its claims once
-their rows are written (marker first, then the claim), then waits for the chunks it
-deferred and computes only what the store still lacks. A claim whose process is dead (same
-host) is stale and taken over. The rationale is in docs/design.md (Experiments: "Faults").
+A run claims a chunk (the tasks of the cells that hash into one of :data:`CHUNKS` buckets,
+under one base seed) before it hands the chunk's first task to a worker, by creating
+``store/claims/<chunk>.claim`` exclusively; a chunk another live run holds is deferred,
+and so is one another run computed since this run read the store (its ``<chunk>.done``
+marker is newer). The run releases its claims once their rows are written (marker first,
+then the claim), then waits for the chunks it deferred and computes only what the store
+still lacks. A claim whose process is dead (same host) is stale and taken over. The
+rationale is in docs/design.md (Experiments: "Faults").
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ __all__ = ["TaskClaims"]
 
 #: How often a run waiting for another run's chunks looks again (seconds).
 POLL_SECONDS = 0.5
+#: Chunks per base seed: a run creates at most this many claim files.
+CHUNKS = 64
 
 
 def _alive(pid: int) -> bool:
@@ -52,9 +55,14 @@ class TaskClaims:
         self.deferred: list[tuple] = []  # tasks of chunks another run holds or computed
         self._deferred_chunks: set[str] = set()
         self._host = socket.gethostname()
+        self._chunks: dict[str, str] = {}  # cell id -> its chunk
 
     def _chunk(self, task: tuple) -> str:
-        return stable_hash([task[0].cell_id, self.seed])[:24]
+        cell_id = task[0].cell_id
+        if cell_id not in self._chunks:
+            bucket = int(stable_hash(cell_id)[:8], 16) % CHUNKS
+            self._chunks[cell_id] = f"seed{self.seed}-{bucket:02d}"
+        return self._chunks[cell_id]
 
     def _path(self, chunk: str, kind: str = "claim") -> Path:
         return self.root / f"{chunk}.{kind}"
@@ -80,7 +88,8 @@ class TaskClaims:
 
     def _claim(self, chunk: str) -> bool:
         path = self._path(chunk)
-        self.root.mkdir(parents=True, exist_ok=True)
+        if not self.held:
+            self.root.mkdir(parents=True, exist_ok=True)
         if self._done_since(chunk):
             return False
         for _ in range(2):
