@@ -36,13 +36,25 @@ def _results_dir(argv: list[str]) -> str | None:
     return None if "${" in value or "," in value else value
 
 
+def _swept_results_dirs(argv: list[str]) -> list[str]:
+    """The values of a plain comma sweep of results_dir (``results_dir=a,b``), else []."""
+    value = ""
+    for arg in argv:
+        key, _, rest = arg.lstrip("+").partition("=")
+        if key == "results_dir":
+            value = rest
+    if "${" in value or any(c in value for c in "()[]{}"):
+        return []
+    return [v.strip() for v in value.split(",") if v.strip()] if "," in value else []
+
+
 def _preflight(argv: list[str]) -> None:
     """Hydra writes its own logs under results_dir before privpub runs: an unwritable
     results_dir must be one clear line (exit 2), not Hydra's traceback."""
     if any(a.split("=")[0] in _HELP_FLAGS for a in argv):
         return
-    path = _results_dir(argv)
-    if path:
+    single = _results_dir(argv)
+    for path in [single] if single else _swept_results_dirs(argv):
         from experiments.cli import check_writable
         from privpub.errors import ConfigError
 

@@ -83,6 +83,8 @@ def main():
         (1, "sequential", False),
         (1, "sequential", True),
         (2, "loky", True),
+        (1, "process", True),
+        (2, "process", True),
     ]:
         r = measure(args.cells, n_jobs=n_jobs, executor=executor, measure_memory=memory)
         print(

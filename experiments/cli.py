@@ -35,7 +35,7 @@ __all__ = [
 TOP_LEVEL_KEYS = frozenset(
     "experiment dataset mechanism scale seed n_jobs executor dask_address data_dir "
     "allow_download results_dir rerun plot plot_stored redraw progress measure_memory plugins "
-    "add_mechanisms".split()
+    "add_mechanisms task_timeout task_memory force".split()
 )
 
 #: Overrides that change *what* is computed (the cells, repetitions or seeds); a run with
@@ -68,6 +68,9 @@ def _int(value, name: str, *, minimum: int, allow: tuple = ()) -> int:
 def check_writable(path: Path | str) -> Path:
     """Create ``path`` if needed and prove that a file can be written in it."""
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"results_dir {str(path)!r} is a file, not a directory; "
+                          "pass results_dir=<a writable directory>")
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".privpub-write-test-{uuid.uuid4().hex[:8]}"
@@ -109,8 +112,15 @@ def check_run_config(cfg: DictConfig | dict) -> dict:
         raise ConfigError(
             f"unknown executor {c.get('executor')!r}; known executors: {', '.join(EXECUTORS)}"
         )
+    for key in ("task_timeout", "task_memory"):  # seconds, MB; null = no limit
+        value = c.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not value > 0):
+            unit = "seconds" if key == "task_timeout" else "MB"
+            raise ConfigError(f"{key} must be a positive number of {unit} or null, got {value!r}")
+    c.setdefault("force", False)
     for key in ("allow_download", "rerun", "plot", "plot_stored", "redraw", "progress",
-                "measure_memory"):
+                "measure_memory", "force"):
         if not isinstance(c.get(key), bool):
             raise ConfigError(f"{key} must be true or false, got {c.get(key)!r}")
     for key in ("plugins", "add_mechanisms"):
@@ -267,6 +277,7 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
         return _error(str(exc), 2)
     results_dir = Path(c["results_dir"])
     variant = variant_slug(overrides, c["seed"])
+    _notes(c)
     print(
         f"privpub: {spec.name} [{spec.scale}] — {len(spec.cells)} cell(s) x "
         f"{spec.repetitions} rep(s) = {spec.n_tasks} task(s), metrics "
@@ -305,6 +316,18 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
     return summary
 
 
+def _notes(c: dict) -> None:
+    """One line each: n_jobs capped to the cores; an executor that cannot isolate tasks."""
+    from experiments.executors import cap_n_jobs, isolation_note
+
+    c["n_jobs"], capped = cap_n_jobs(c["n_jobs"], c["executor"])
+    isolation = isolation_note(c["executor"], c["n_jobs"], task_timeout=c.get("task_timeout"),
+                               task_memory=c.get("task_memory"))
+    for note in (capped, isolation):
+        if note:
+            print(f"privpub: note: {note}", file=sys.stderr, flush=True)
+
+
 def _run(spec: ExperimentSpec, c: dict, results_dir: Path):
     """:func:`experiments.runner.run_experiment` with the checked config's settings."""
     from experiments.hydra_support import sweep_bar
@@ -324,6 +347,9 @@ def _run(spec: ExperimentSpec, c: dict, results_dir: Path):
         rerun=c["rerun"],
         plugins=tuple(c.get("plugins") or ()),
         bar=sweep_bar() if _is_multirun() else None,
+        task_timeout=c.get("task_timeout"),
+        task_memory=c.get("task_memory"),
+        force=c["force"],
     )
 
 

@@ -1,31 +1,73 @@
-"""Pluggable executors for the repetitions: one joblib call, whatever the backend.
+"""Pluggable executors for the repetitions: our isolating pool, or one joblib call.
 
 ``executor`` is one of
 
-- ``sequential``: a plain loop in this process (what ``n_jobs=1`` uses anyway);
-- ``loky`` (default): joblib's process pool; workers are reused across tasks and keep their
-  dataset cache;
+- ``process`` (default): our own pool (:mod:`experiments.pool`), ``n_jobs`` worker
+  processes (one with ``n_jobs=1``); a task whose worker dies or exceeds ``task_timeout`` /
+  ``task_memory`` is one failed task, the others go on;
+- ``sequential``: a plain loop in this process (no isolation: a task that kills its process
+  ends the run);
+- ``loky``: joblib's process pool; workers are reused across tasks and keep their
+  dataset cache (a worker's death ends the run);
 - ``threading``: joblib threads (memory is then not measured per task: a peak is
   per process);
 - ``dask``: joblib's dask backend on a ``dask.distributed`` cluster — the scheduler at
   ``dask_address``, or a LocalCluster of ``n_jobs`` single-threaded worker processes when it
   is None. Needs the ``dask`` extra (``pip install privpub[dask]``).
 
+What each one isolates is in docs/design.md (Experiments: "Executors", "Faults").
 Results come back as tasks finish (``return_as="generator_unordered"``); since every task
 carries its own seed, order does not change any number.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 
 from privpub.errors import ConfigError
 
-__all__ = ["EXECUTORS", "run_tasks"]
+__all__ = ["EXECUTORS", "run_tasks", "cap_n_jobs", "isolation_note"]
 
-EXECUTORS = ("sequential", "loky", "threading", "dask")
+EXECUTORS = ("process", "sequential", "loky", "threading", "dask")
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def cap_n_jobs(n_jobs: int, executor: str = "process") -> tuple[int, str | None]:
+    """``n_jobs`` as run (-1: every core; more than the cores: the cores, with a note)."""
+    if executor == "dask" or not isinstance(n_jobs, int) or isinstance(n_jobs, bool):
+        return n_jobs, None
+    cores = _cores()
+    if n_jobs == -1:
+        return cores, None
+    if n_jobs > cores:
+        return cores, f"n_jobs={n_jobs} capped to {cores} (the cores this process may use)"
+    return n_jobs, None
+
+
+def isolation_note(executor: str, n_jobs: int, *, task_timeout=None,
+                   task_memory=None) -> str | None:
+    """One line when the executor cannot keep a dying task from ending the run, or cannot
+    enforce the per-task limits (None for ``process``)."""
+    if executor == "process":
+        return None
+    limits = " and task_timeout/task_memory are not enforced" if (
+        task_timeout or task_memory) else ""
+    if executor in ("sequential", "threading"):
+        return (f"executor={executor} runs tasks in this process: a task that crashes it "
+                f"ends the run{limits} (executor=process isolates them)")
+    if executor == "dask":
+        return f"executor=dask: dask retries or reports a dead worker's task{limits}"
+    return (f"executor={executor}: a worker's death ends the run{limits} "
+            "(executor=process isolates tasks)")
 
 
 def run_tasks(
@@ -36,17 +78,37 @@ def run_tasks(
     n_jobs: int = 1,
     executor: str = "loky",
     dask_address: str | None = None,
+    on_failure: Callable[[tuple, str], object] | None = None,
+    task_timeout: float | None = None,
+    task_memory: float | None = None,
+    code: dict[str, str] | None = None,
 ) -> Iterator:
-    """Yield ``func(*task, **common)`` for every task, in completion order."""
+    """Yield ``func(*task, **common)`` for every task, in completion order.
+
+    ``executor="process"``: a task whose worker dies or exceeds ``task_timeout`` seconds or
+    ``task_memory`` MB yields ``on_failure(task, reason)`` instead (default: raise); its
+    workers are reused across calls unless ``code`` (module -> hash) changed."""
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}; known executors: {', '.join(EXECUTORS)}")
     if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ConfigError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
+    if executor == "process":
+        from experiments.pool import can_fork_workers, run_isolated
+
+        if not can_fork_workers():  # a job of a pool itself (e.g. Hydra's joblib launcher)
+            return (func(*task, **common) for task in tasks)
+        return run_isolated(func, tasks, common, n_jobs=cap_n_jobs(n_jobs)[0],
+                            on_failure=on_failure or _raise, task_timeout=task_timeout,
+                            task_memory=task_memory, code=code)
     if executor == "sequential" or (n_jobs == 1 and executor != "dask"):
         return (func(*task, **common) for task in tasks)
     if executor == "threading":
         common = {**common, "measure_memory": False}
     return _joblib(func, tasks, common, n_jobs=n_jobs, executor=executor, dask_address=dask_address)
+
+
+def _raise(task: tuple, reason: str):
+    raise RuntimeError(f"task {task!r} failed: {reason}")
 
 
 def _joblib(func, tasks: Iterable, common, *, n_jobs, executor, dask_address):

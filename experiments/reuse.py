@@ -17,14 +17,93 @@ from experiments.spec import ExperimentSpec
 from experiments.store import RELEASE_METRIC, ResultStore, metric_family
 from privpub.registry import get_mechanism, get_metric
 
-__all__ = ["TaskPlan", "plan_tasks", "cell_fingerprints", "look_elsewhere", "longest_first"]
+__all__ = ["TaskPlan", "TaskList", "plan_tasks", "cell_fingerprints", "look_elsewhere",
+           "longest_first"]
+
+
+class _Reps:
+    """The repetitions ``0..n-1`` less ``skip``, without listing them (a run of 10^8
+    repetitions holds two numbers and the few stored ones, not 10^8)."""
+
+    def __init__(self, n: int, skip=()):
+        self.n, self.skip = n, frozenset(r for r in skip if 0 <= r < n)
+
+    def __len__(self) -> int:
+        return self.n - len(self.skip)
+
+    def __contains__(self, rep) -> bool:
+        return 0 <= rep < self.n and rep not in self.skip
+
+    def __iter__(self):
+        return (r for r in range(self.n) if r not in self.skip)
+
+    def without(self, reps) -> _Reps:
+        return _Reps(self.n, self.skip | set(reps))
+
+
+class TaskList:
+    """The tasks a run has to compute, cell by cell: ``(cell, rep, code hash, release key)``
+    made as they are iterated, so memory does not grow with the repetitions. Also the
+    ``wanted`` lookup of :func:`look_elsewhere`: ``(cell id, rep) -> (cell, code hash)``."""
+
+    def __init__(self, seed: int, entries=None):
+        self.seed = seed
+        self.entries: list[tuple] = entries or []  # (cell, code, release code, _Reps)
+        self._by_id = {e[0].cell_id: e for e in self.entries}
+
+    def add(self, cell, code: str, release_code: str, reps: _Reps) -> None:
+        if len(reps):
+            self.entries.append((cell, code, release_code, reps))
+            self._by_id[cell.cell_id] = self.entries[-1]
+
+    def __len__(self) -> int:
+        return sum(len(e[3]) for e in self.entries)
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def __iter__(self):
+        for cell, code, release_code, reps in self.entries:
+            for rep in reps:
+                key = stable_hash([cell.identity, self.seed, rep, release_code])
+                yield (cell, rep, code, key[:32])
+
+    def cells(self) -> list:
+        return [e[0] for e in self.entries]
+
+    def cell_ids(self) -> set[str]:
+        return set(self._by_id)
+
+    def __contains__(self, key) -> bool:
+        entry = self._by_id.get(key[0])
+        return entry is not None and key[1] in entry[3]
+
+    def __getitem__(self, key) -> tuple:
+        entry = self._by_id[key[0]]
+        return entry[0], entry[1]
+
+    def without(self, done) -> TaskList:
+        """These tasks less ``done`` ((cell id, rep) pairs)."""
+        by_cell: dict[str, set] = {}
+        for cell_id, rep in done:
+            by_cell.setdefault(cell_id, set()).add(rep)
+        out = TaskList(self.seed)
+        for cell, code, release_code, reps in self.entries:
+            gone = by_cell.get(cell.cell_id)
+            out.add(cell, code, release_code, reps.without(gone) if gone else reps)
+        return out
+
+    def longest_first(self, costs: dict) -> TaskList:
+        """The same tasks, cells in :func:`longest_first` order (ties keep theirs)."""
+        key = _cost_key(costs)
+        return TaskList(self.seed, sorted(self.entries, key=lambda e: key(e[0])))
 
 
 @dataclass
 class TaskPlan:
     """What a run has to compute, and what it found done."""
 
-    tasks: list  # (cell, rep, code hash, release key) still to run, longest first
+    tasks: TaskList  # (cell, rep, code hash, release key) still to run, longest first
     n_stored: int = 0  # done in the run's store or copied from another experiment's
     n_shared: int = 0  # of those, copied from another experiment's store
     n_recomputed: int = 0  # to run although stored: their code changed
@@ -42,20 +121,25 @@ def plan_tasks(spec: ExperimentSpec, store: ResultStore, *, seed: int,
     fingerprints = cell_fingerprints(spec.cells, spec.metrics)
     release_code = cell_fingerprints(spec.cells)  # the mechanism and data, not the metrics
     done = {} if rerun else store.tasks(spec.expected_rows)
-    plan = TaskPlan([], code_modules={code: modules for code, modules in fingerprints.values()})
+    plan = TaskPlan(TaskList(seed),
+                    code_modules={code: modules for code, modules in fingerprints.values()})
+    stored_by_cell: dict[str, dict[int, str | None]] = {}
+    for (cell_id, base_seed, rep), stored in done.items():
+        if base_seed == seed and 0 <= rep < spec.repetitions:
+            stored_by_cell.setdefault(cell_id, {})[rep] = stored
     stale_codes, stale = set(), set()
     for cell in spec.cells:
         code = fingerprints[cell.cell_id][0]
-        for rep in range(spec.repetitions):
-            stored = done.get((cell.cell_id, seed, rep), False)
+        current = set()
+        for rep, stored in stored_by_cell.get(cell.cell_id, {}).items():
             if stored == code:
-                plan.n_stored += 1
-                continue
-            if stored is not False:
+                current.add(rep)
+            else:
                 stale.add((cell.cell_id, rep))
                 stale_codes.add((stored, cell.cell_id))
-            release_key = stable_hash([cell.identity, seed, rep, release_code[cell.cell_id][0]])
-            plan.tasks.append((cell, rep, code, release_key[:32]))
+        plan.n_stored += len(current)
+        plan.tasks.add(cell, code, release_code[cell.cell_id][0],
+                       _Reps(spec.repetitions, current))
     if stale_codes:
         known = store.code_modules()
         changed = set()
@@ -65,8 +149,7 @@ def plan_tasks(spec: ExperimentSpec, store: ResultStore, *, seed: int,
     if plan.tasks:  # computed by another experiment: read, not recomputed
         shared, costs = look_elsewhere(plan.tasks, spec, store, seed,
                                        share=not (rerun or spec.cold))
-        plan.tasks = longest_first(
-            [t for t in plan.tasks if (t[0].cell_id, t[1]) not in shared], costs)
+        plan.tasks = plan.tasks.without(shared).longest_first(costs)
         plan.n_stored += len(shared)
         plan.n_shared = len(shared)
         stale -= shared
@@ -113,7 +196,7 @@ def look_elsewhere(tasks, spec: ExperimentSpec, store: ResultStore, seed: int, *
     The seeds depend only on the cell and the repetition, and each metric has its own
     stream, so such a task's rows are exactly what this run would compute (day2016 Figs. 3,
     5, 7 and 8 share their θ-Cumulative and (θ,Ω)-Histogram cells)."""
-    wanted = {(t[0].cell_id, t[1]): (t[0], t[2]) for t in tasks}
+    wanted = tasks if isinstance(tasks, TaskList) else _Wanted(tasks)
     needed = set(spec.expected_rows) | ({RELEASE_METRIC} if spec.keep_releases else set())
     found: dict = {}
     truths: dict = {}
@@ -140,7 +223,7 @@ def _find_done(frame, wanted: dict, needed: set, found: dict, truths: dict) -> N
     truth = frame[frame["cell"].astype(str).str.startswith("truth-")]
     for cell_id, rows in truth.groupby("cell"):
         truths.setdefault(cell_id, rows)
-    frame = frame[frame["cell"].isin({cell_id for cell_id, _ in wanted})]
+    frame = frame[frame["cell"].isin(wanted.cell_ids())]
     for (cell_id, rep), rows in frame.groupby(["cell", "rep"]):
         key = (cell_id, int(rep))
         if key in found or key not in wanted:
@@ -190,6 +273,12 @@ def longest_first(tasks, costs: dict) -> list:
     """Tasks by decreasing expected time, so the last minutes are not one long task on one
     core: a cell's measured mean, else its mechanism's on that dataset, else the dataset's
     size (rows, edges or entries). Ties keep their order."""
+    key = _cost_key(costs)
+    return sorted(tasks, key=lambda task: key(task[0]))
+
+
+def _cost_key(costs: dict):
+    """The sort key of a cell for :func:`longest_first`."""
     from privpub.data import get_dataset_spec
 
     def size(dataset: str) -> float:
@@ -199,12 +288,21 @@ def longest_first(tasks, costs: dict) -> list:
                 return float(expected[key])
         return 0.0
 
-    def cost(task) -> tuple:
-        cell = task[0]
+    def cost(cell) -> tuple:
         measured = costs.get(cell.cell_id, costs.get((cell.mechanism, cell.dataset)))
         return (0, -measured) if measured is not None else (1, -size(cell.dataset))
 
-    return sorted(tasks, key=cost)
+    return cost
+
+
+class _Wanted(dict):
+    """:func:`look_elsewhere`'s lookup for a plain list of tasks."""
+
+    def __init__(self, tasks):
+        super().__init__({(t[0].cell_id, t[1]): (t[0], t[2]) for t in tasks})
+
+    def cell_ids(self) -> set[str]:
+        return {cell_id for cell_id, _ in self}
 
 
 def _param_columns(rows) -> set[str]:

@@ -20,7 +20,9 @@ from experiments.executors import run_tasks
 from experiments.reuse import plan_tasks
 from experiments.spec import ExperimentSpec
 from experiments.store import ResultStore, StoreWriter
-from experiments.task import run_task
+from experiments.task import failed_task_rows, run_task
+from experiments.task_claims import TaskClaims
+from privpub.errors import ConfigError
 from privpub.registry import import_plugins
 
 __all__ = ["RunSummary", "run_experiment", "run_task", "store_dir", "code_version"]
@@ -44,6 +46,8 @@ class RunSummary:
     failures: list[dict] = field(default_factory=list)
     interrupted: bool = False
     seconds: float = 0.0
+    quarantined: list = field(default_factory=list)  # unreadable parts: (name, rows or None)
+    planned_at: float = 0.0  # time.time() when the store was read for the plan
 
     @property
     def failed(self) -> bool:
@@ -82,6 +86,11 @@ class RunSummary:
             ran += f" ({self.n_recomputed} recomputed: code changed in {files}{more})"
         elif self.n_recomputed:
             ran += f" ({self.n_recomputed} recomputed: stored by code whose record is gone)"
+        if self.quarantined:
+            counts = [r for _, r in self.quarantined]
+            lost = (f"the {sum(counts)} row(s)" if None not in counts else "the tasks")
+            ran += (f" ({lost} of {len(counts)} unreadable part(s) moved to "
+                    "store/quarantine/ recomputed)")
         stored = f"{self.n_stored} already stored"
         if self.n_shared:
             stored += f" ({self.n_shared} from other experiments)"
@@ -162,7 +171,7 @@ def run_experiment(
     seed: int = 0,
     n_jobs: int = 1,
     data_dir: str | None = None,
-    executor: str = "loky",
+    executor: str = "process",
     dask_address: str | None = None,
     allow_download: bool = False,
     progress: bool = True,
@@ -171,6 +180,9 @@ def run_experiment(
     flush_seconds: float = 5.0,
     plugins: tuple[str, ...] = (),
     bar=None,
+    task_timeout: float | None = None,
+    task_memory: float | None = None,
+    force: bool = False,
 ) -> RunSummary:
     """Run every task of ``spec`` (cell x repetition under ``seed``) that the store does not
     hold for the current code; return a summary.
@@ -178,15 +190,27 @@ def run_experiment(
     Ctrl-C (``KeyboardInterrupt``) stops the workers and returns the summary with
     ``interrupted=True`` once every finished task is stored. ``bar``: a progress bar shared
     with other runs (a multirun's), advanced by this run's tasks, stored ones included.
+    ``task_timeout`` (seconds) and ``task_memory`` (MB of the worker's resident memory): a
+    task past either is stopped and stored as failed (``executor="process"`` only).
+    Unless ``force``, a run of more than :data:`MAX_TASKS` tasks, or whose measured time per
+    task says it would take more than :data:`MAX_SECONDS`, is a :class:`ConfigError`.
     """
     t0 = time.perf_counter()
     import_plugins(plugins)
+    if spec.n_tasks > MAX_TASKS and not force:
+        raise ConfigError(
+            f"{spec.name} [{spec.scale}] has {spec.n_tasks:,} tasks, more than "
+            f"{MAX_TASKS:,}; lower experiment.repetitions or the grid, or pass force=true")
     store = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store")
+    planned_at = time.time()
     plan = plan_tasks(spec, store, seed=int(seed), rerun=rerun)
+    if not force:
+        _check_expected_time(spec, store.root.parent, len(plan.tasks), n_jobs)
     summary = RunSummary(spec.name, spec.scale, store.root, n_tasks=spec.n_tasks,
                          n_stored=plan.n_stored, n_shared=plan.n_shared,
-                         n_recomputed=plan.n_recomputed, changed_files=plan.changed_files)
-    _check_data_files({t[0].dataset for t in plan.tasks}, data_dir, allow_download)
+                         n_recomputed=plan.n_recomputed, changed_files=plan.changed_files,
+                         quarantined=list(store.quarantined), planned_at=planned_at)
+    _check_data_files({cell.dataset for cell in plan.tasks.cells()}, data_dir, allow_download)
     if bar is not None:
         bar.update(spec.n_tasks - len(plan.tasks))
     if plan.tasks:
@@ -201,15 +225,44 @@ def run_experiment(
 
             bar = tqdm(total=len(plan.tasks), desc=f"{spec.name} [{spec.scale}]", unit="task",
                        disable=not progress)
+        run = functools.partial(
+            run_tasks, run_task, common=common, n_jobs=n_jobs, executor=executor,
+            dask_address=dask_address, task_timeout=task_timeout, task_memory=task_memory,
+            on_failure=functools.partial(_failed, common),
+            code={m: h for modules in plan.code_modules.values() for m, h in modules.items()})
         try:
-            results = run_tasks(run_task, plan.tasks, common, n_jobs=n_jobs, executor=executor,
-                                dask_address=dask_address)
-            _collect(results, writer, summary, bar)
+            _run_rounds(plan.tasks, store, summary, bar, writer, seed=int(seed),
+                        metrics=spec.expected_rows, run=run)
         finally:
             if own_bar:
                 bar.close()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+#: Above this many tasks a run needs ``force=true`` (tasks are made as they run: this is a
+#: guard against a typo in the repetitions, not a memory limit).
+MAX_TASKS = 10**7
+#: Above this estimated wall time (seconds: the measured time per task x tasks / jobs) too.
+MAX_SECONDS = 86400.0
+
+
+def _check_expected_time(spec: ExperimentSpec, where: Path, n_tasks: int, n_jobs: int) -> None:
+    """A :class:`ConfigError` when the experiment's measured seconds per task at this scale
+    (``meta.json``, the timing table's source) say the run would take more than a day."""
+    import json
+
+    try:
+        per_task = float(json.loads((where / "meta.json").read_text())["seconds"]["per_task"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    jobs = n_jobs if isinstance(n_jobs, int) and n_jobs > 0 else 1
+    expected = per_task * n_tasks / jobs
+    if expected > MAX_SECONDS:
+        raise ConfigError(
+            f"{spec.name} [{spec.scale}]: {n_tasks:,} tasks at the measured {per_task:.3g} s "
+            f"per task would take about {expected / 3600:,.0f} h with n_jobs={jobs}; "
+            "lower the repetitions or the grid, or pass force=true")
 
 
 def _task_arguments(spec: ExperimentSpec, *, results_dir, seed, data_dir, allow_download,
@@ -224,11 +277,60 @@ def _task_arguments(spec: ExperimentSpec, *, results_dir, seed, data_dir, allow_
         allow_download=allow_download,
         measure_memory=measure_memory,
         version=code_version(),
-        plugins=tuple(plugins),
+        plugins=_worker_plugins(spec, plugins),
         keep_releases=spec.keep_releases,
         release_dir=None if spec.cold else str(Path(results_dir) / ".cache" / "releases"),
         cold=spec.cold,
     )
+
+
+def _failed(common: dict, task: tuple, reason: str) -> list[dict]:
+    """The rows of a task whose worker died or passed a limit (``reason``)."""
+    return failed_task_rows(*task, error=reason, **common)
+
+
+def _worker_plugins(spec: ExperimentSpec, plugins) -> tuple[str, ...]:
+    """``plugins`` plus the module of every mechanism of ``spec`` that a worker's lookup by
+    name would not find (registered by a module the caller imported itself)."""
+    from privpub.registry import get_mechanism
+
+    modules = list(plugins)
+    for name in dict.fromkeys(cell.mechanism for cell in spec.cells):
+        module = get_mechanism(name).func.__module__
+        if module.split(".")[0] not in _PROJECT and module != "__main__" \
+                and module not in modules:
+            modules.append(module)
+    return tuple(modules)
+
+
+_PROJECT = ("privpub", "mechanisms", "baselines", "metrics")
+
+
+def _run_rounds(tasks: list, store: ResultStore, summary: RunSummary, bar, writer, *,
+                seed: int, metrics, run) -> None:
+    """Run ``tasks`` (``run(tasks)`` streams their rows) in rounds: each claims the chunks
+    no other run holds (:class:`~experiments.task_claims.TaskClaims`) and runs them; the
+    next waits for the chunks it deferred and runs what their run did not store."""
+    since = summary.planned_at
+    while tasks:
+        claims = TaskClaims(store.root / "claims", seed, since)
+        try:
+            _collect(run(tasks=claims.take(tasks)), writer, summary, bar)
+        finally:
+            claims.release()  # after _collect wrote their rows
+        if summary.interrupted or not claims.deferred:
+            return
+        try:
+            claims.wait()
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            return
+        since = time.time()
+        done = store.tasks(metrics)
+        tasks = [t for t in claims.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
+        found = len(claims.deferred) - len(tasks)  # the other run stored them
+        summary.n_stored += found
+        bar.update(found)
 
 
 def _collect(results, writer: StoreWriter, summary: RunSummary, bar) -> None:

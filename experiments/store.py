@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import uuid
 from pathlib import Path
@@ -33,6 +34,9 @@ __all__ = [
     "decode_vector",
     "metric_family",
 ]
+
+_ROWS = re.compile(r"-(\d+)r\.parquet$")
+
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     lead = [c for c in COLUMN_ORDER if c in frame.columns]
@@ -61,10 +65,13 @@ def metric_family(metric: pd.Series, names) -> pd.Series:
 
 
 class ResultStore:
-    """Parquet part files in ``root`` (created on first write)."""
+    """Parquet part files in ``root`` (created on first write). A part that cannot be read
+    is moved to ``root/quarantine/`` with a one-line note (:attr:`quarantined`)."""
 
     def __init__(self, root: Path | str):
         self.root = Path(root)
+        #: (file name, its row count when the name tells it) of every part moved away
+        self.quarantined: list[tuple[str, int | None]] = []
 
     def parts(self) -> list[Path]:
         return sorted(self.root.glob("part-*.parquet")) if self.root.is_dir() else []
@@ -79,7 +86,7 @@ class ResultStore:
             if frame[column].dtype == object:
                 frame[column] = _normalise_column(frame[column])
         stamp = time.strftime("%Y%m%dT%H%M%S")
-        name = f"part-{stamp}-{os.getpid()}-{uuid.uuid4().hex[:8]}.parquet"
+        name = f"part-{stamp}-{os.getpid()}-{uuid.uuid4().hex[:8]}-{len(frame)}r.parquet"
         tmp = self.root / f".{name}.tmp"
         frame.to_parquet(tmp, index=False)
         os.replace(tmp, self.root / name)
@@ -102,9 +109,7 @@ class ResultStore:
             try:
                 frames.append(pd.read_parquet(p))
             except Exception as exc:  # a foreign or damaged file must not hide the rest
-                import warnings
-
-                warnings.warn(f"skipping unreadable result part {p}: {exc}", stacklevel=3)
+                self._quarantine(p, exc)
         frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         if frame.empty:
             return frame
@@ -119,6 +124,27 @@ class ResultStore:
         # (a mean, a claim's number) is the same to the last bit for any n_jobs
         frame = frame.sort_values([*TASK_KEY, "metric"], kind="stable", na_position="first")
         return _ordered(frame).reset_index(drop=True)
+
+    def _quarantine(self, part: Path, exc: Exception) -> None:
+        """Move an unreadable part out of the store, once, saying so in one line; its tasks
+        are then missing and recomputed by the next run."""
+        import sys
+
+        match = _ROWS.search(part.name)
+        rows = int(match.group(1)) if match else None
+        target = self.root / "quarantine" / part.name
+        try:
+            target.parent.mkdir(exist_ok=True)
+            os.replace(part, target)
+        except OSError:  # another process moved it first, or a read-only store
+            if part.exists():
+                return
+        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        held = f" ({rows} rows)" if rows is not None else ""
+        print(f"privpub: note: unreadable result part {part.name}{held} moved to "
+              f"{target.parent} ({reason}); its tasks are recomputed", file=sys.stderr,
+              flush=True)
+        self.quarantined.append((part.name, rows))
 
     def tasks(self, metrics) -> dict[tuple[str, int, int], str | None]:
         """``(cell, base_seed, rep) -> code_hash`` of every task whose latest attempt is

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.numba_cache import guard_numba_cache
 from experiments.seeding import canonical_json, seed_sequence, stable_hash, task_seeds
 from experiments.spec import Cell
 from experiments.store import RELEASE_METRIC, encode_vector
@@ -31,11 +32,12 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.noise import noise_off
 from privpub.registry import get_mechanism, get_metric, import_plugins, view
-from privpub.types import DegreeHistogram, DegreeSequence, Graph, Release, kind_of
+from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, Release, kind_of
 from privpub.verify import verify_release
 
 __all__ = [
     "run_task",
+    "failed_task_rows",
     "release_vector",
     "memory_probe",
     "NOISE_FREE_CAVEAT",
@@ -272,6 +274,7 @@ def run_task(
     import_plugins(plugins)
     ss, mech_ss, metric_ss = task_seeds(base_seed, cell.seed_identity, rep)
     info = get_mechanism(cell.mechanism)
+    guard_numba_cache()  # numba is imported by now if the mechanism uses it
     source = (cell.dataset, canonical_json(cell.dataset_options), data_dir, base_seed,
               allow_download)  # the arguments of _load
     base = _task_columns(cell, rep, info, ss, experiment=experiment, scale=scale,
@@ -295,6 +298,19 @@ def run_task(
     except Exception as exc:  # recorded, never lost: the run goes on
         out.fail("error", _error_text(exc))
     return out.rows(base, time.perf_counter() - task_start)
+
+
+def failed_task_rows(cell: Cell, rep: int, code_hash: str = "", release_key: str | None = None,
+                     *, error: str, experiment: str, scale: str, base_seed: int,
+                     version: str = "", **_other) -> list[dict]:
+    """The one error row of a task that could not return its own (its worker died or
+    passed a limit: :mod:`experiments.pool`), with ``error`` as its cause."""
+    ss = task_seeds(base_seed, cell.seed_identity, rep)[0]
+    base = _task_columns(cell, rep, get_mechanism(cell.mechanism), ss, experiment=experiment,
+                         scale=scale, base_seed=base_seed, code_hash=code_hash, version=version)
+    out = _Outcome()
+    out.fail("error", error)
+    return out.rows(base, math.nan)
 
 
 def _task_columns(cell: Cell, rep: int, info, ss, *, experiment: str, scale: str,
@@ -358,12 +374,30 @@ def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path 
     return output
 
 
+#: The Python type of a release of each kind (privpub/types.py), for error messages.
+_PYTHON_TYPE = {
+    Kind.GRAPH: "privpub.types.Graph", Kind.TABLE: "privpub.types.Table",
+    Kind.BINARY_MATRIX: "a scipy.sparse matrix",
+    Kind.DEGREE_HISTOGRAM: "privpub.types.DegreeHistogram",
+    Kind.DEGREE_SEQUENCE: "privpub.types.DegreeSequence", Kind.RANKING: "privpub.types.Ranking",
+    Kind.CLASSIFIER: "an object with predict()", Kind.JOINT_DEGREE: "privpub.types.JointDegree",
+}
+
+
 def _check_release(info, release, ledger: PrivacyLedger | None) -> None:
     """A release of the registered kind, from a DP mechanism that spent through its ledger."""
-    if kind_of(release) != info.output_kind:
+    expected = f"{info.output_kind} ({_PYTHON_TYPE.get(info.output_kind, '?')})"
+    try:
+        kind = kind_of(release)
+    except PrivpubError:
         raise PrivpubError(
-            f"mechanism {info.name!r} returned a {kind_of(release)}, "
-            f"but is registered as releasing {info.output_kind}"
+            f"mechanism {info.name!r} returned a {type(release).__name__}; expected a "
+            f"{expected}, the kind it is registered as releasing"
+        ) from None
+    if kind != info.output_kind:
+        raise PrivpubError(
+            f"mechanism {info.name!r} returned a {kind}, "
+            f"but is registered as releasing {expected}"
         )
     if ledger is not None and ledger.spent <= 0:
         raise PrivpubError(

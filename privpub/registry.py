@@ -394,13 +394,21 @@ def import_plugins(modules=()) -> None:
     """
     for module in modules:
         module = str(module)
-        if module.endswith(".py") or "/" in module or "\\" in module:
-            _import_file(Path(module).expanduser())
-            continue
+        is_file = module.endswith(".py") or "/" in module or "\\" in module
         try:
-            importlib.import_module(module)
+            if is_file:
+                _import_file(Path(module).expanduser())
+            else:
+                importlib.import_module(module)
+        except ConfigError:
+            raise
         except ImportError as exc:
             raise ConfigError(f"cannot import plugin module {module!r}: {exc}") from None
+        except SyntaxError as exc:
+            raise ConfigError(f"cannot import plugin module {module!r}: {exc.msg} in "
+                              f"{exc.filename}, line {exc.lineno}") from None
+        except Exception as exc:  # the module raised while it was imported
+            raise ConfigError(f"cannot import plugin module {module!r}: {_where(exc)}") from None
 
 
 def _import_file(path: Path):
@@ -429,3 +437,14 @@ def _import_file(path: Path):
         del sys.modules[name]
         raise
     return module
+
+
+def _where(exc: BaseException) -> str:
+    """``Type: message (at file, line n)``: the innermost frame that is not the import
+    machinery's."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith("<frozen")]
+    where = f" (at {frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"

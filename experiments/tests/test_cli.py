@@ -334,3 +334,23 @@ def test_a_plugin_file_outside_the_checkout_joins_a_paper_experiment_by_name(tmp
     assert not (ROOT / "conf" / "mechanism" / "outside_clipped_histogram.yaml").exists()
     typo = run(*common, "mechanism=outside_clipped_histogrm")
     assert "did you mean outside_clipped_histogram" in one_line_error(typo).lower()
+
+
+def test_bad_plugins_and_a_results_dir_that_is_a_file_are_one_line(tmp_path):
+    """Issue 23: a plug-in with a syntax error, one that raises on import, and a swept
+    results_dir that is a file: one line naming the file (and line), exit 2."""
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "bad_syntax.py").write_text("def f(:\n    pass\n")
+    (plugins / "bad_name.py").write_text("import os\nx = undefined_name + 1\n")
+    env = {**os.environ, "PYTHONPATH": str(plugins)}
+    line = one_line_error(run("scale=smoke", "plugins=[bad_syntax]",
+                              f"results_dir={tmp_path / 'r'}", env=env))
+    assert f"{plugins / 'bad_syntax.py'}, line 1" in line
+    line = one_line_error(run("scale=smoke", "plugins=[bad_name]",
+                              f"results_dir={tmp_path / 'r'}", env=env))
+    assert "NameError" in line and f"{plugins / 'bad_name.py'}, line 2" in line
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    line = one_line_error(run("-m", "scale=smoke", f"results_dir={afile},{tmp_path / 'r'}"))
+    assert "is a file, not a directory" in line

@@ -49,7 +49,9 @@ def test_resume_after_interrupt_computes_only_missing(tmp_path):
     spec = resolve_experiment(exp, scale="paper")
     INTERRUPT["armed"] = True
     try:
-        summary = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+        # in this process: Ctrl-C in a worker process is tested in test_faults.py
+        summary = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,),
+                                 executor="sequential")
     finally:
         INTERRUPT["armed"] = False
     assert summary.interrupted
@@ -358,12 +360,12 @@ def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_
     try:
         exp = toy_experiment(mechanisms=[{"name": "toy_sleep", "params": {"duration": 0.0}}],
                              grid={}, repetitions=2, metrics=["jaccard"], plots=[])
-        CALLS.clear()
+        CALLS.clear()  # counted in this process: the tasks run here
         run_experiment(resolve_experiment(exp, scale="paper"), results_dir=tmp_path,
-                       progress=False, plugins=(TOY,))
+                       progress=False, plugins=(TOY,), executor="sequential")
         other = dict(exp, name="other", metrics=["created_fraction"])
         summary = run_experiment(resolve_experiment(other, scale="paper"), results_dir=tmp_path,
-                                 progress=False, plugins=(TOY,))
+                                 progress=False, plugins=(TOY,), executor="sequential")
     finally:
         task.RELEASE_CACHE_SECONDS = old
     assert summary.n_ok == 2 and len(CALLS) == 2  # 2 repetitions, computed once each

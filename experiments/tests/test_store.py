@@ -83,11 +83,11 @@ def test_empty_store_and_damaged_part(tmp_path):
     assert store.load().empty and store.tasks(["m"]) == {}
     good = ResultStore(tmp_path)
     good.write([_row("a", 0, "m", 1.0)])
-    (tmp_path / "part-zzz.parquet").write_bytes(b"not parquet")
-    import pytest
-
-    with pytest.warns(UserWarning, match="unreadable"):
-        assert len(good.load()) == 1
+    (tmp_path / "part-zzz-12r.parquet").write_bytes(b"not parquet")
+    assert len(good.load()) == 1  # the damaged part is moved away, the rest read
+    assert good.quarantined == [("part-zzz-12r.parquet", 12)]
+    assert (tmp_path / "quarantine" / "part-zzz-12r.parquet").is_file()
+    assert len(good.parts()) == 1 and len(good.load()) == 1 and len(good.quarantined) == 1
 
 
 def test_seeds_depend_on_identity_only():

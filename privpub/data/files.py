@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 import threading
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,7 +184,7 @@ def check_hash(path: str | os.PathLike, spec: FileSpec) -> HashMismatch | None:
     if not ok and spec.content_sha256:
         try:
             content = sha256_of(path, uncompress=True)
-        except (OSError, EOFError, gzip.BadGzipFile, ValueError) as exc:
+        except (OSError, EOFError, ValueError, zlib.error) as exc:  # BadGzipFile: an OSError
             content = f"unreadable as gzip ({exc})"
         ok = content == spec.content_sha256
     if not ok:

@@ -79,6 +79,20 @@ def test_corrupt_file_reports_hash_mismatch(tmp_path):
     assert spec.content_sha256 in msg and _sha(content) in msg
 
 
+def test_a_gzip_with_flipped_bytes_is_reported_corrupt_not_raised(tmp_path):
+    """Bytes flipped inside the deflate stream (size unchanged) raise zlib.error when read:
+    the check reports the file as corrupt (issue 23)."""
+    content = b"".join(b"%d %d\n" % (i, i * 7 % 1000) for i in range(20000))
+    packed = bytearray(gzip.compress(content))
+    for i in range(2000, 2100):
+        packed[i] ^= 0xFF
+    spec, target = _real_copy(tmp_path, "facebook", bytes(packed))
+    mismatch = files_mod.check_hash(target, spec)
+    assert mismatch is not None and "unreadable as gzip" in mismatch.content_actual
+    with pytest.raises(DataError, match="corrupt"):
+        load_dataset("facebook", data_dir=tmp_path)
+
+
 def test_hash_checked_once_per_file_version(tmp_path, monkeypatch):
     data = b"1 2\n2 3\n"
     path = tmp_path / "f.txt"

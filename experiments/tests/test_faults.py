@@ -1,0 +1,413 @@
+"""Fault injection: a run survives its tasks' deaths and its own, and a rerun heals it.
+
+Each test disturbs a run (a worker killed mid-task, a segfault, a task past its memory or
+time limit, the parent killed mid-write, two runs at once), reruns the same command and
+compares the stored values with those of an undisturbed run (docs/design.md, Experiments:
+"Faults"). The faulty mechanism lives in a plug-in module on a temporary path.
+"""
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from experiments.runner import run_experiment
+from experiments.spec import resolve_experiment
+from experiments.store import ResultStore
+from privpub.registry import load_plugins
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = "privpub_fault_plugins"
+
+PLUGIN_SOURCE = textwrap.dedent('''
+    """Mechanisms that fail once, the way a real task can die (experiments/tests/test_faults)."""
+    import ctypes
+    import os
+    import signal
+    import time
+
+    import numpy as np
+
+    from privpub.registry import NO_PRIVACY, register_mechanism
+    from privpub.types import Kind, as_binary_matrix
+
+
+    def _fault(fault, marker):
+        if fault == "none" or (marker and os.path.exists(marker)):
+            return
+        if marker:
+            open(marker, "w").close()
+        if fault == "segv":
+            ctypes.string_at(0)  # a real segmentation fault
+        elif fault == "sigsegv":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        elif fault == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        elif fault == "exit":
+            os._exit(3)
+        elif fault == "memory":
+            hog = np.ones(400 * 2**20 // 8)  # 400 MB, resident
+            time.sleep(5)
+            del hog
+        elif fault == "sleep":
+            time.sleep(60)
+
+
+    @register_mechanism("fault_once", input_kind=Kind.BINARY_MATRIX,
+                        output_kind=Kind.BINARY_MATRIX, privacy=NO_PRIVACY, role="reference")
+    def fault_once(matrix, *, rng, tag: int = 0, fault: str = "none", marker: str = "",
+                   pause: float = 0.0):
+        """Drop entries at random; the first call with ``fault`` (while ``marker`` does not
+        exist) dies that way first. ``pause``: sleep this long (a slow task)."""
+        if fault == "wrong_type":
+            return [1, 2, 3]
+        if tag == 0:
+            _fault(fault, marker)
+        time.sleep(pause)
+        m = as_binary_matrix(matrix).tocoo()
+        keep = rng.random(m.nnz) >= 0.3
+        return as_binary_matrix(type(matrix)((m.data[keep], (m.row[keep], m.col[keep])),
+                                             shape=m.shape))
+''')
+
+
+@pytest.fixture(scope="module")
+def plugin_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("plugins")
+    (path / f"{PLUGIN}.py").write_text(PLUGIN_SOURCE)
+    sys.path.insert(0, str(path))
+    load_plugins([PLUGIN])
+    yield path
+    sys.path.remove(str(path))
+
+
+def _spec(fault="none", marker="", tags=4, reps=2, pause=0.0, name="faults"):
+    params = {"fault": fault, "marker": str(marker), "pause": pause}
+    return resolve_experiment({
+        "name": name,
+        "datasets": ["sbm_small"],
+        "mechanisms": [{"name": "fault_once", "params": params}],
+        "grid": {"tag": list(range(tags))},
+        "metrics": ["jaccard"],
+        "repetitions": reps,
+        "plots": [],
+        "noise_free": False,
+    }, scale="paper")
+
+
+def _run(spec, results_dir, **kw):
+    kw.setdefault("n_jobs", 2)
+    return run_experiment(spec, results_dir=results_dir, progress=False, plugins=(PLUGIN,),
+                          flush_seconds=0.0, **kw)
+
+
+def _compare():
+    spec = importlib.util.spec_from_file_location("compare_stores",
+                                                  ROOT / "benchmarks" / "compare_stores.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.compare_store
+
+
+def _assert_same_values(disturbed: Path, spec, tmp_path: Path) -> None:
+    """The disturbed store equals an undisturbed run of the same spec (its fault has fired
+    already, its marker exists), value by value."""
+    clean = _run(spec, tmp_path / "clean")
+    report = _compare()(clean.store, disturbed)
+    assert report["differences"] == [] and report["only_before"] == report["only_after"] == 0
+    assert report["compared"] == report["rows"] > 0
+
+
+@pytest.mark.parametrize(("fault", "cause", "n_jobs"), [
+    ("segv", "worker killed by SIGSEGV", 1),  # n_jobs=1 runs in a worker process too
+    ("kill", "worker killed by SIGKILL", 2),  # a task that kills its own worker
+    ("exit", "worker exited with code 3", 2),
+])
+def test_a_dying_task_is_one_failed_row_and_a_rerun_heals_it(plugin_dir, tmp_path, fault,
+                                                              cause, n_jobs):
+    marker = tmp_path / "fired"
+    spec = _spec(fault, marker)
+    first = _run(spec, tmp_path / "run", n_jobs=n_jobs)
+    assert len(first.failures) == 1 and cause in first.failures[0]["error"]
+    assert first.n_ok == spec.n_tasks - 1  # every other task finished
+    second = _run(spec, tmp_path / "run", n_jobs=n_jobs)
+    assert second.n_ok == 1 and not second.failures  # the failed task is retried
+    _assert_same_values(second.store, spec, tmp_path)
+
+
+def test_kill_9_of_a_worker_mid_task_fails_that_task_only(plugin_dir, tmp_path):
+    """A worker killed from outside while it runs a task (and holds the next one, sent
+    ahead): the running task fails, the one behind it runs elsewhere."""
+    import threading
+
+    from experiments import pool
+
+    def kill_a_busy_worker():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            busy = [w for w in list(pool._POOL) if len(w.queue) == 2]
+            if busy:
+                os.kill(busy[0].proc.pid, signal.SIGKILL)
+                return
+            time.sleep(0.01)
+
+    spec = _spec(pause=0.3, tags=6)
+    killer = threading.Thread(target=kill_a_busy_worker)
+    killer.start()
+    first = _run(spec, tmp_path / "run")
+    killer.join()
+    assert [f["error"] for f in first.failures] == [
+        "worker killed by SIGKILL (the out-of-memory killer or another process)"]
+    assert first.n_ok == spec.n_tasks - 1
+    second = _run(spec, tmp_path / "run")
+    assert second.n_ok == 1 and not second.failures
+    _assert_same_values(second.store, spec, tmp_path)
+
+
+def test_a_task_past_task_memory_fails_with_that_reason(plugin_dir, tmp_path):
+    marker = tmp_path / "fired"
+    spec = _spec("memory", marker)
+    first = _run(spec, tmp_path / "run", task_memory=300)
+    assert [f["error"] for f in first.failures] == [
+        f for f in (first.failures[0]["error"],) if f.startswith("exceeded task_memory=300 MB")]
+    assert first.n_ok == spec.n_tasks - 1
+    second = _run(spec, tmp_path / "run", task_memory=300)
+    assert second.n_ok == 1 and not second.failures
+    _assert_same_values(second.store, spec, tmp_path)
+
+
+def test_a_task_past_task_timeout_fails_with_that_reason(plugin_dir, tmp_path):
+    marker = tmp_path / "fired"
+    spec = _spec("sleep", marker)
+    t0 = time.perf_counter()
+    first = _run(spec, tmp_path / "run", task_timeout=2)
+    assert time.perf_counter() - t0 < 30  # never a hang
+    assert len(first.failures) == 1
+    assert first.failures[0]["error"] == "exceeded task_timeout=2 s"
+    second = _run(spec, tmp_path / "run", task_timeout=2)
+    assert second.n_ok == 1 and not second.failures
+    _assert_same_values(second.store, spec, tmp_path)
+
+
+def test_a_plugin_returning_the_wrong_type_is_told_the_expected_one(plugin_dir, tmp_path):
+    summary = _run(_spec("wrong_type", tags=1, reps=1), tmp_path, n_jobs=1)
+    assert [f["error"] for f in summary.failures] == [
+        "PrivpubError: mechanism 'fault_once' returned a list; expected a binary_matrix "
+        "(a scipy.sparse matrix), the kind it is registered as releasing"]
+
+
+def test_an_unreadable_part_is_quarantined_and_its_rows_recomputed(plugin_dir, tmp_path,
+                                                                   capfd):
+    spec = _spec()
+    first = _run(spec, tmp_path / "run")
+    store = ResultStore(first.store)
+    damaged = store.parts()[0]
+    damaged.write_bytes(b"\0garbage\0" * 100)  # overwritten by something else
+    second = _run(spec, tmp_path / "run")
+    err = capfd.readouterr().err
+    assert f"unreadable result part {damaged.name}" in err and "quarantine" in err
+    assert (first.store / "quarantine" / damaged.name).is_file()
+    assert second.n_ok > 0 and "unreadable part(s) moved to store/quarantine/" in (
+        second.describe())
+    third = _run(spec, tmp_path / "run")  # healed: nothing left to warn about or compute
+    assert third.n_ok == 0 and not third.quarantined
+    _assert_same_values(second.store, spec, tmp_path)
+
+
+def _concurrent_run(results_dir, plugin_path, out):
+    sys.path.insert(0, plugin_path)
+    load_plugins([PLUGIN])
+    summary = _run(_spec(pause=0.3), results_dir, n_jobs=1)
+    Path(out).write_text(f"{summary.n_ok} {summary.n_stored}")
+
+
+def test_two_runs_on_one_store_never_compute_a_task_twice(plugin_dir, tmp_path):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_concurrent_run,
+                         args=(tmp_path / "run", str(plugin_dir), tmp_path / f"out{i}"))
+             for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    counts = [tuple(map(int, (tmp_path / f"out{i}").read_text().split())) for i in range(2)]
+    spec = _spec(pause=0.3)
+    assert sum(ok for ok, _ in counts) == spec.n_tasks  # each task computed once
+    assert all(ok + stored == spec.n_tasks for ok, stored in counts)  # both runs complete
+    store = ResultStore(tmp_path / "run" / "faults" / "paper" / "store")
+    import pandas as pd
+
+    raw = pd.concat([pd.read_parquet(p) for p in store.parts()])
+    assert not raw.duplicated(["cell", "rep", "metric"]).any()
+    assert not list((store.root / "claims").glob("*.claim"))  # every claim released
+    _assert_same_values(store.root, spec, tmp_path)
+
+
+def test_a_stale_claim_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
+    from experiments.task_claims import TaskClaims
+
+    spec = _spec()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    claims = TaskClaims(tmp_path / "run" / "faults" / "paper" / "store" / "claims", 0, 0.0)
+    claims.root.mkdir(parents=True)
+    chunk = claims._chunk((spec.cells[0], 0))
+    claims._path(chunk).write_text(
+        f'{{"pid": {dead}, "host": "{claims._host}", "time": 0}}')
+    summary = _run(spec, tmp_path / "run")
+    assert summary.n_ok == spec.n_tasks and not list(claims.root.glob("*.claim"))
+
+
+def _run_py(results_dir, *extra, pause=0.3, n_jobs=2):
+    return [sys.executable, str(ROOT / "run.py"), "experiment=epasto2022_fig3c", "scale=smoke",
+            f"experiment.mechanisms=[{{name: fault_once, params: {{pause: {pause}}}, "
+            "grid: {tag: [0, 1, 2, 3]}}]", "~experiment.grid",
+            f"plugins=[{PLUGIN}]", f"results_dir={results_dir}", "progress=false",
+            "plot=false", f"n_jobs={n_jobs}", *extra]
+
+
+def _env(plugin_dir):
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(plugin_dir), os.environ.get("PYTHONPATH", "")])}
+
+
+def _left_in_group(pgid: int) -> list[str]:
+    """The live processes of a process group (Linux /proc)."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            left.append(entry.name)
+    return left
+
+
+def _gone(pgid: int, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while _left_in_group(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _left_in_group(pgid)
+
+
+def test_ctrl_c_at_any_n_jobs_exits_130_at_once_leaving_no_process(plugin_dir, tmp_path):
+    args = _run_py(tmp_path / "run", pause=30, n_jobs=1000)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, env=_env(plugin_dir))
+    line = proc.stdout.readline()  # the run line: the workers start now
+    assert line.startswith("privpub: epasto2022_fig3c"), line + proc.stderr.read()
+    time.sleep(2)
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and time.monotonic() - t0 < 5
+    assert "capped to" in err and "Traceback" not in err
+    assert [x for x in err.splitlines() if x.startswith("privpub: interrupted:")]
+    assert _gone(proc.pid)
+
+
+def _slow_run(results_dir, plugin_path):
+    os.setsid()  # a process group of its own, as a shell gives a command
+    sys.path.insert(0, plugin_path)
+    load_plugins([PLUGIN])
+    _run(_spec(pause=0.5), results_dir)
+
+
+def test_kill_9_of_the_run_mid_write_then_a_rerun_completes(plugin_dir, tmp_path):
+    import multiprocessing
+
+    proc = multiprocessing.get_context("spawn").Process(
+        target=_slow_run, args=(tmp_path / "run", str(plugin_dir)))
+    proc.start()
+    store = tmp_path / "run" / "faults" / "paper" / "store"
+    deadline = time.monotonic() + 60
+    while proc.is_alive() and time.monotonic() < deadline and not any(store.glob("part-*")):
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)  # the run, while it writes its parts
+    proc.join(10)
+    assert _gone(proc.pid)  # its workers followed it
+    assert len(ResultStore(store).tasks(["jaccard"])) < 8  # it was stopped half-way
+    spec = _spec(pause=0.5)
+    rerun = _run(spec, tmp_path / "run")  # the same command again
+    assert rerun.n_done == spec.n_tasks and not rerun.failures
+    _assert_same_values(store, spec, tmp_path)
+
+
+NUMBA_MODULE = '''
+from numba import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return x * 2
+'''
+
+NUMBA_WORKER = '''
+import sys, time
+from experiments.numba_cache import guard_numba_cache
+guard_numba_cache(force=True)
+sys.path.insert(0, sys.argv[1])
+start = float(sys.argv[2])
+time.sleep(max(0.0, start - time.time()))  # both workers compile at once
+import numba_cached
+first, second = (1, 1.5) if sys.argv[3] == "a" else (1.5, 1)
+assert numba_cached.twice(first) == 2 * first and numba_cached.twice(second) == 2 * second
+print(sum(numba_cached.twice.stats.cache_hits.values()))
+'''
+
+
+def test_two_fresh_workers_on_an_empty_numba_cache_at_once(tmp_path):
+    """Two processes compile two signatures of one cached function on an empty
+    NUMBA_CACHE_DIR at the same moment; a third then loads both from the cache intact."""
+    (tmp_path / "numba_cached.py").write_text(NUMBA_MODULE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": str(ROOT)}
+    start = time.time() + 2.5
+    procs = [subprocess.Popen([sys.executable, "-c", NUMBA_WORKER, str(tmp_path), str(start),
+                               order], env=env, stdout=subprocess.PIPE, text=True)
+             for order in ("a", "b")]
+    for p in procs:
+        p.communicate(timeout=120)
+        assert p.returncode == 0
+    third = subprocess.run([sys.executable, "-c", NUMBA_WORKER, str(tmp_path), "0", "a"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.strip() == "2"  # both signatures read back from the cache
+
+
+def test_too_many_tasks_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_path):
+    import json
+    import tracemalloc
+
+    from privpub.errors import ConfigError
+
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError, match="100,000,000 tasks, more than 10,000,000"):
+        _run(_spec(tags=1, reps=10**8), tmp_path)
+    assert time.perf_counter() - t0 < 5 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    from experiments.reuse import plan_tasks  # with force=true: tasks made as they run
+
+    plan = plan_tasks(_spec(tags=2, reps=10**8), ResultStore(tmp_path / "f" / "p" / "store"),
+                      seed=0)
+    tasks = iter(plan.tasks)
+    assert len(plan.tasks) == 2 * 10**8 and [next(tasks)[1] for _ in range(3)] == [0, 1, 2]
+    assert time.perf_counter() - t0 < 10 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
+    tracemalloc.stop()
+    meta = tmp_path / "faults" / "paper" / "meta.json"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"seconds": {"per_task": 3600.0}}))  # an hour per task
+    with pytest.raises(ConfigError, match="would take about 26 h with n_jobs=2"):
+        _run(_spec(tags=13, reps=4), tmp_path)
+    assert _run(_spec(tags=1, reps=1), tmp_path, force=True).n_ok == 1
