@@ -3,10 +3,11 @@
 :func:`release_statistics` turns one output of a mechanism into a flat ``{name: value}``
 record: its shape and length, every released value or bin (rounded to 10 significant
 digits, so that floating-point last bits do not count), indicators of selected items
-(``has item[i]``, ``has edge[u,v]``), and **every field of** ``Release.info`` (``info/<key>``:
-the runner publishes them beside the release, so the audit treats them as released unless
-the caller declares them diagnostics). A classifier is read through its predictions on a
-fixed probe table and the fields of its own ``info``.
+(``has item[i]``, ``has edge[u,v]``, ``has split[a]``), and **every field of**
+``Release.info`` (``info/<key>``: the runner publishes them beside the release, so the
+audit treats them as released unless the caller declares them diagnostics). A classifier
+is read through its predictions on a fixed probe table, the fields of its own ``info`` and,
+for a tree, its split attributes.
 
 :class:`Columns` holds a batch of records as columns; :class:`NaiveBayesScore` and
 :class:`LaplaceScore` are per-pair likelihood-ratio scores fitted on one batch and applied
@@ -161,8 +162,24 @@ def _table(t: Table) -> dict[str, Any]:
     return out
 
 
+def _splits(model) -> np.ndarray | None:
+    """The split attribute of every node of a released tree (negative for a leaf), read
+    from privpub's trees (``attribute``) or scikit-learn-style ones (``tree_.feature``,
+    possibly under ``model``); None for another classifier."""
+    attribute = getattr(model, "attribute", None)
+    if isinstance(attribute, np.ndarray):
+        return attribute
+    tree = getattr(getattr(model, "model", model), "tree_", None)
+    feature = getattr(tree, "feature", None)
+    return np.asarray(feature) if feature is not None else None
+
+
 def _classifier(model, probe: Table | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    splits = _splits(model)
+    if splits is not None and splits.size:
+        out["root split"] = str(int(splits[0]))
+        out.update({f"{_INDICATOR}split[{int(a)}]": 1.0 for a in np.unique(splits[splits >= 0])})
     if probe is not None:
         preds = [str(p) for p in np.asarray(model.predict(probe)).tolist()]
         out.update({f"pred[{j}]": p for j, p in enumerate(preds)})
