@@ -130,7 +130,7 @@ class Plan:
 
 #: ``quick``: a fast look and CI; ``full``: the stored verdicts.
 MODES = {
-    "quick": Plan(screen=100, measure=1000, structured=8, random=4, pairs=1, tests=4,
+    "quick": Plan(screen=100, measure=2000, structured=8, random=4, pairs=1, tests=4,
                   statistics=16),
     "full": Plan(screen=300, measure=6000, structured=32, random=16, pairs=3, tests=12,
                  statistics=48),

@@ -27,8 +27,10 @@ from privpub.registry import get_mechanism, mechanisms
 from privpub.testing import clopper_pearson
 from privpub.types import Kind, Release
 
-#: Small sample sizes for the many audits of the family-wise error test.
+#: Small sample sizes: gross violations, and the many audits of the family-wise error test.
 SMALL = Plan(screen=40, measure=300, structured=4, random=2, pairs=1, tests=4, statistics=16)
+#: Half the quick mode's measurement: enough for the 2x violations here, at these seeds.
+MEDIUM = Plan(screen=100, measure=1000, structured=8, random=4, pairs=1, tests=4, statistics=16)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -41,7 +43,7 @@ def toy_mechanisms():
 @pytest.fixture(scope="module")
 def halved_laplace() -> dict:
     return audit("toy_audit_laplace", {"epsilon": 1.0, "sensitivity_factor": 0.5},
-                 mode="quick", seed=0)
+                 mode=MEDIUM, seed=0)
 
 
 # --------------------------------------------------------------------------- the six cases
@@ -56,14 +58,14 @@ def test_exponential_mechanism_with_halved_sensitivity_is_violated():
     """At epsilon = 2 one edge moves the halved mechanism's log-odds by 4 (a loss of 3.3 on
     the central pair, 1.4 for the correct one): a clear 2x violation."""
     bad = audit("toy_audit_dense_or_sparse", {"epsilon": 2.0, "sensitivity": 0.5},
-                mode="quick", seed=0)
+                mode=MEDIUM, seed=0)
     assert bad["verdict"] == "violated" and bad["epsilon_lower_bound"] > 2.0
-    good = audit("toy_audit_dense_or_sparse", {"epsilon": 2.0}, mode="quick", seed=0)
+    good = audit("toy_audit_dense_or_sparse", {"epsilon": 2.0}, mode=MEDIUM, seed=0)
     assert good["verdict"] != "violated" and good["epsilon_lower_bound"] <= 2.0
 
 
 def test_node_dp_claim_calibrated_for_edges_is_violated():
-    r = audit("toy_audit_node_as_edge", {"epsilon": 1.0}, mode="quick", seed=0)
+    r = audit("toy_audit_node_as_edge", {"epsilon": 1.0}, mode=MEDIUM, seed=0)
     assert r["neighbourhood"] == "node_add_remove"
     assert r["verdict"] == "violated" and r["epsilon_lower_bound"] > 2.0
 
@@ -89,7 +91,7 @@ def test_correct_laplace_is_not_violated_in_20_audits():
 def test_audit_too_weak_for_its_claim_is_inconclusive():
     """Twenty times the noise it needs: nothing is seen at the claim or at twice it, so the
     audit cannot say the claim holds."""
-    r = audit("toy_audit_laplace", {"epsilon": 1.0, "noise_factor": 20.0}, mode="quick",
+    r = audit("toy_audit_laplace", {"epsilon": 1.0, "noise_factor": 20.0}, mode=MEDIUM,
               seed=0)
     assert r["verdict"] == "inconclusive"
     assert r["power_check"] is not None and not r["power_check"]["passed"]
@@ -97,7 +99,7 @@ def test_audit_too_weak_for_its_claim_is_inconclusive():
 
 
 def test_correct_laplace_holds_with_enough_runs():
-    r = audit("toy_audit_laplace", {"epsilon": 1.0}, mode="quick", seed=0)
+    r = audit("toy_audit_laplace", {"epsilon": 1.0}, mode=MEDIUM, seed=0)
     assert r["verdict"] == "holds"
     assert r["epsilon_lower_bound"] <= 1.0 < r["power_check"]["lower_bound"] <= 2.0
 
@@ -113,7 +115,7 @@ def test_witness_replays_run_for_run(halved_laplace):
 
 def test_result_is_json_and_deterministic_given_the_seed(halved_laplace):
     again = audit("toy_audit_laplace", {"epsilon": 1.0, "sensitivity_factor": 0.5},
-                  mode="quick", seed=0)
+                  mode=MEDIUM, seed=0)
     timing = ("seconds", "cpu_seconds")
     first = {k: v for k, v in halved_laplace.items() if k not in timing}
     assert json.loads(json.dumps(first)) == {k: v for k, v in again.items() if k not in timing}
