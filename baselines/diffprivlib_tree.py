@@ -7,45 +7,12 @@ as the DiffPID3 trees (:mod:`mechanisms.diffpid3`) are released: ``predict(table
 ``refit(table, rng=...)``, so the cross-validation metric ``accuracy_cv_learner`` scores it
 with the same protocol (a new private tree on each training fold).
 
-It is **not** farias2021's algorithm, nor one the paper compares with. diffprivlib's tree is
-the base learner of its private random forest after Fletcher & Islam ([FI17]): the
-structure is drawn *without looking at the data* (at every node a uniformly random feature
-and a uniformly random threshold inside the node's box of the public feature bounds, down
-to ``max_depth``, a complete binary tree), and each leaf's class is chosen by the
-permute-and-flip mechanism ([MS20]) on the leaf's class counts with the whole ``epsilon``
-(sensitivity 1, monotonic under add/remove neighbours; empty leaves get a uniform class,
-which is what permute-and-flip gives for equal counts). Leaves hold disjoint records, so
-the tree is ``epsilon``-DP by parallel composition. The diffprivlib maintainers say such
-single trees are weak on their own, being meant for ensembles (IBM/differential-privacy-
-library issue 93); that is the point of an outside reference, not a flaw of the wrapper.
-
-What the wrapper decides (nothing here looks at the data):
-
-- **Features**: one per attribute other than the class, as DiffPID3 has one candidate per
-  attribute. Numeric attributes enter as numbers with their public schema domain
-  ``(lo, hi)`` as diffprivlib's ``bounds`` (diffprivlib clips to them); ordinal and
-  categorical attributes enter as their index in the public schema domain, bounds
-  ``(0, size - 1)`` (so every cut between two adjacent codes is equally likely; a
-  categorical attribute's domain order is the schema's, as for RPS an arbitrary one).
-- **Classes**: the class attribute's public domain (``classes=``), so diffprivlib neither
-  reads the classes nor the bounds from the data; its ``PrivacyLeakWarning`` is turned into
-  an error to keep it so.
-- **Randomness**: diffprivlib draws all of it (structure and leaf labels) from a
-  ``numpy.random.RandomState`` seeded with one integer drawn from ``rng`` through
-  :func:`privpub.noise.uniform_integers`; the same ``rng`` state gives the same tree.
-- **Budget**: a fresh ``diffprivlib.accountant.BudgetAccountant(epsilon)`` per fit (never
-  the library's global default); what it records as spent is charged to the privpub ledger
-  as one parallel block over the leaves.
-- **Noise-free limit** (:func:`privpub.noise.noise_off`, the runner's noise-free twin):
-  diffprivlib draws its own noise, outside :mod:`privpub.noise`, so the wrapper gives the
-  limit itself: permute-and-flip with ``epsilon = inf`` (a class of largest count; ties by
-  the seeded state) and the seed at its lowest value (0), so the structure is one fixed
-  random draw and the release does not depend on ``rng``. The release remembers this, and
-  its ``refit`` (the cross-validation's training folds) stays noise-free.
-- **scikit-learn 1.9**: diffprivlib 0.6.6, its latest release, imports two constants that
-  ``sklearn.tree._tree`` no longer has (:func:`sklearn_tree_compat`).
-- **diffprivlib missing**: the cell is skipped (:class:`~privpub.errors.NotApplicableError`)
-  with the reason and how to install it (``pip install -e ".[reference]"``).
+It is **not** farias2021's algorithm, nor one the paper compares with: diffprivlib's tree
+draws its structure without looking at the data ([FI17]) and labels each leaf by
+permute-and-flip ([MS20]); eps-DP by parallel composition over the leaves. What the
+wrapper decides (features and bounds from the public schema, classes, randomness, budget,
+the noise-free limit, the scikit-learn 1.9 shim, a missing diffprivlib) and why:
+docs/design.md, "farias2021: local dampening" (diffprivlib).
 
 References
 ----------
@@ -66,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mechanisms.diffpid3 import TableEncoder
+from privpub.encoding import TableEncoder
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import is_noise_off, noise_off, uniform_integers
@@ -144,9 +111,9 @@ def _diffprivlib():
 @dataclass(frozen=True)
 class _Columns:
     """Public encoding of a table as diffprivlib's numeric ``X`` and class codes ``y``:
-    DiffPID3's :class:`TableEncoder` (which checks the schema: a class attribute with a
-    public discrete domain, every other attribute with a public domain), numeric attributes
-    kept as values, and the feature bounds from the domains."""
+    :class:`privpub.encoding.TableEncoder`, shared with DiffPID3 (which checks the schema: a
+    class attribute with a public discrete domain, every other attribute with a public
+    domain), numeric attributes kept as values, and the feature bounds from the domains."""
 
     encoder: TableEncoder
     lower: tuple[float, ...]

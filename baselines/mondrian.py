@@ -5,23 +5,16 @@ qardaji2012 Sec. 4.2 compares RPS on UCI Adult with "the original Mondrian algor
 class label". Mondrian recursively cuts the quasi-identifier space at the median of one
 dimension until no allowable cut remains, then generalises every record to its equivalence
 class (the leaf it ends in). This module implements strict and relaxed multidimensional
-partitioning on mixed numeric / ordinal / categorical quasi-identifiers, reports the
-normalized certainty penalty [XWPYF06], and recodes each class into ordinary attribute
-values so that the released table has the input's schema and can be scored by
+partitioning on mixed numeric / ordinal / categorical quasi-identifiers (a numba kernel),
+reports the normalized certainty penalty [XWPYF06], and recodes each class into ordinary
+attribute values so that the released table has the input's schema and can be scored by
 :mod:`metrics.classification` exactly like the original (qardaji2012 Sec. 4.2: 5-fold
-cross-validated Naive Bayes and C4.5).
-
-Reproducing Fig. 3: qardaji2012 keeps 11 Adult attributes (age, workclass, education,
-marital-status, occupation, relationship, race, sex, hours-per-week, native-country and the
-class). Mondrian's default quasi-identifiers are all non-class attributes of the table it
-is given, so run it on that 11-column projection to match the paper; on the full 15-column
-table fnlwgt, education-num, capital-gain and capital-loss are generalised too. Scoring by
-cross-validation *on the release* (the paper's protocol) lets a classifier see the same
-generalised record in its training and test folds, so it can score above the original
-table (e.g. the tree at k = 10).
-
-Also here: the verifier of k-anonymous tables
+cross-validated Naive Bayes and C4.5). Also here: the verifier of k-anonymous tables
 (:func:`verify_k_anonymous_table`, registered for every ``k-anonymity`` table release).
+
+How categorical values are ordered, how a class becomes a representative record, which
+attributes reproduce Fig. 3 and how fast it runs: docs/design.md, "qardaji2012: RPS"
+(Mondrian).
 
 References
 ----------
@@ -596,7 +589,8 @@ def mondrian(
     -------
     Release
         ``value``: a :class:`~privpub.types.Table` with the input's schema, columns and row
-        order, each quasi-identifier replaced by its class representative (below), every
+        order, each quasi-identifier replaced by its class representative (range midpoint,
+        middle of the ordinal interval, most frequent category; why: docs/design.md), every
         combination of quasi-identifier values shared by >= k rows.
         ``info``: ``{"ncp": normalized certainty penalty in [0, 1], "classes": number of
         equivalence classes}``.
@@ -606,46 +600,6 @@ def mondrian(
     PrivpubError
         Bad ``k`` (< 2 or > n_rows), ``mode`` or ``quasi_identifiers``; a value outside its
         domain, missing, or a non-numeric numeric attribute (:class:`DataError`).
-
-    Notes
-    -----
-    *Order of categorical values.* Mondrian needs ordered dimensions (or hierarchies, which
-    UCI Adult does not provide). Ordinal attributes use their order; categorical ones use
-    the order of the schema domain (adult.names' order for Adult), so a generalised
-    categorical value is the set of domain values between the class's first and last. This
-    is qardaji2012 Sec. 4.2's convention for RPS ("we consider an order over the values in
-    the domain ... and generate a random order otherwise"), with the schema's order as the
-    fixed arbitrary order.
-
-    *Dimension choice and NCP.* The normalised width of a dimension and the reported NCP are
-    the same quantity [XWPYF06], see :func:`normalized_certainty_penalty`.
-
-    *Generalised record -> classifier input.* qardaji2012 does not say how it fed Mondrian's
-    generalised records to Weka. A set or interval is not a value Naive Bayes or C4.5 can
-    read, so every class is recoded into one representative record, the same for all its
-    members (the release stays k-anonymous as a table: equal representatives merge classes,
-    which only enlarges them):
-
-    - numeric: the midpoint ``(min + max) / 2`` of the class's range (float column);
-    - ordinal: the domain value in the middle of the class's interval, ``(lo + hi) // 2``;
-      both are qardaji2012 Sec. 3's summary of an ordered attribute, "the mid point (mean)
-      between the two boundary values", which its RPS also uses;
-    - categorical: the class's most frequent value (ties: first in domain order). Sec. 3
-      summarises a categorical attribute by "the set of all values in the region"; the
-      mode is the single value of that set that loses least, while the midpoint of an
-      arbitrary domain order would often be a value no member holds.
-
-    The class attribute (income) is not a quasi-identifier: k-anonymity generalises
-    quasi-identifiers and publishes the sensitive attribute as is, so each record keeps its
-    own label. A classifier trained on the release then sees classes of >= k identical
-    feature vectors with their true label mix (RPS instead draws one label per region by a
-    noisy majority vote, Sec. 4.2).
-
-    *Speed.* The partitioning is a numba kernel on integer codes (see
-    :func:`mondrian_partition`); Adult (30,162 rows, 14 quasi-identifiers, k = 10) takes
-    about 45 ms, 30x a plain Python Mondrian, and 1,000,000 resampled rows 1.5 s
-    (``benchmarks/bench_mondrian.py``). The first call in a fresh environment compiles the
-    kernel (about 10 s; cached on disk afterwards).
 
     Examples
     --------
@@ -670,10 +624,20 @@ def mondrian(
             f"k = {k} exceeds the number of rows ({n}): no {k}-anonymous release"
         )
     qis = _encode(table, resolve_quasi_identifiers(table.schema, quasi_identifiers))
-
     part = mondrian_partition(qis, n, k=k, strict=mode == "strict", rng=rng)
+    info = {
+        "ncp": normalized_certainty_penalty(qis, part.sizes, part.lo, part.hi),
+        "classes": part.n_classes,
+    }
+    return Release(Table(_recoded(table.data, qis, part), table.schema), info)
+
+
+def _recoded(data: pd.DataFrame, qis: list[_QI], part: Partition) -> pd.DataFrame:
+    """A copy of ``data`` with every quasi-identifier replaced by its class's representative:
+    the range midpoint (numeric), the middle of the domain interval (ordinal), the most
+    frequent value (categorical)."""
     lo, hi, labels = part.lo, part.hi, part.labels
-    data = table.data.copy()
+    data = data.copy()
     for j, q in enumerate(qis):
         if q.numeric:
             rep = ((q.values[lo[:, j]] + q.values[hi[:, j]]) / 2.0)[labels]
@@ -682,11 +646,7 @@ def mondrian(
         else:
             rep = part.mode[:, j][labels]
         data[q.name] = _recoded_column(q, data[q.name], rep)
-    info = {
-        "ncp": normalized_certainty_penalty(qis, part.sizes, lo, hi),
-        "classes": part.n_classes,
-    }
-    return Release(Table(data, table.schema), info)
+    return data
 
 
 # --------------------------------------------------------------------------- verifier

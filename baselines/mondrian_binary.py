@@ -9,37 +9,11 @@ the size of the full matrix". This module computes *the same partition* as that
 implementation's strict mode on a binary matrix, sparse-aware, so it runs on dblp and
 web-NotreDame too (seconds, memory O(nnz + n_cols log n)).
 
-What the reference implementation does on 0/1 columns (its ``anonymize_strict``,
-``choose_dimension`` and ``find_median``), and so what we do:
-
-- A partition of ``n`` rows is a leaf when ``n // 2 < k`` (its ``find_median`` refuses every
-  column then).
-- Otherwise the first column, in column order, that can be cut is cut. Every 0/1 column's
-  normalised width is 1 until the column has been examined (children inherit their parent's
-  bounds), and ``choose_dimension`` keeps the first of equal widths, so the columns are
-  examined in index order; the columns that can never be cut (constant ones) are exactly
-  those whose bounds have collapsed, so the rule is "the lowest-index column that can be
-  cut".
-- Column ``j`` with ``c1`` ones among the ``n`` rows can be cut iff ``k <= c1 <= n - n//2``:
-  ``find_median`` takes the value at which the cumulative count reaches ``n // 2``, which is
-  0 only when the zeros are at least ``n // 2``; when it is 1 (the largest value), the cut
-  is refused (``splitVal == nextVal``). The cut puts the zeros left and the ones right, and
-  both sides need ``>= k`` rows.
-- An all-zero (or all-one) column of the whole matrix has normalised width 0/0 there, which
-  stops the reference implementation with a division by zero; such a column can never be
-  cut, and we skip it.
-- Leaves are released by suppression: a column whose value differs inside the leaf is
-  generalised to the range ``0,1``, i.e. suppressed. So each row becomes the intersection of
-  its leaf's rows (the equivalence class), exactly like the non-smooth baseline.
-
-Sparse implementation. Partitions are ranges of a row permutation; the split is an
-in-place two-way partition. Column counts live in dense ``int32`` vectors from a small pool:
-the smaller child is counted from its rows, the larger child inherits its parent's vector
-minus the smaller child's counts, and the smaller child is processed first, so at most
-``log2(n) + O(1)`` vectors are alive. The search for the first cuttable column resumes after
-the parent's cut column (columns before it could not be cut in the parent, and counts only
-fall in a child), except for columns that failed because their ones were a majority
-(re-checked first; they are few). Small partitions scan only their own non-zero columns.
+What that implementation does on 0/1 columns (``anonymize_strict``, ``choose_dimension``,
+``find_median``), and so what we do, and how the sparse implementation keeps the column
+counts: docs/design.md, "epasto2022: smooth k-anonymity" (Mondrian for binary matrices).
+Leaves are released by suppression (:func:`privpub.binary.cluster_release`, rule
+``"intersection"``): each row becomes the intersection of its class.
 
 References
 ----------
@@ -57,7 +31,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from mechanisms.smooth_k_anonymity import check_binary_input, cluster_release
+from privpub.binary import check_binary_input, cluster_release
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.registry import K_ANONYMITY, register_mechanism
 from privpub.types import Kind, Release
@@ -194,7 +168,7 @@ def _partition(indptr, indices, col_ptr, col_rows, n_rows, n_cols, k, n_slots):
 
 
 def mondrian_binary_partition(matrix, *, k: int) -> tuple[np.ndarray, int]:
-    """The strict-Mondrian partition of a binary matrix's rows (see the module docstring).
+    """The strict-Mondrian partition of a binary matrix's rows (docs/design.md).
 
     Returns ``(labels, n_classes)``: a class id per row, every class of ``>= k`` rows.
     """

@@ -7,7 +7,7 @@ Gives Table 2's dataset statistics (through the ``matrix_*`` metrics of
 
 from __future__ import annotations
 
-from mechanisms.smooth_k_anonymity import check_binary_input
+from privpub.binary import check_binary_input
 from privpub.registry import NO_PRIVACY, register_mechanism
 from privpub.types import Kind
 

@@ -56,6 +56,12 @@ def flip_probability(epsilon_per_entry: float) -> float:
     ``p = 2 / (1 + e^eps)`` (Appendix B.1), so it flips with probability ``p / 2``. The
     likelihood ratio of the two outcomes of one entry is then ``(1 - q) / q = e^eps``.
     Computed as ``expit(-eps)``, which is accurate for tiny and huge ``eps``.
+
+    *Privacy* (Appendix B.1, Theorem B.1). Entries are randomised independently at
+    per-entry budget ``e0``, so for any output ``Y`` and inputs ``D, D'`` differing in a set
+    ``C`` of cells, ``P[Y | D] / P[Y | D'] = prod_{c in C} P[Y_c | D_c] / P[Y_c | D'_c] <=
+    (e^e0)^|C|``. Edge-DP: ``|C| = 1``, ``e0 = eps``. Node-DP: ``|C| <= |F|``, ``e0 = eps /
+    |F|``.
     """
     return float(expit(-check_epsilon(epsilon_per_entry, name="per-entry epsilon")))
 
@@ -179,7 +185,9 @@ def randomized_response(
     """Randomized response on a sparse binary matrix (Algorithm 1 of [EEMM22]).
 
     Every entry is independently replaced, with probability ``p``, by a uniformly random
-    bit; equivalently it flips with probability ``q = p / 2`` and is kept otherwise.
+    bit; equivalently it flips with probability ``q = p / 2`` (:func:`flip_probability`,
+    with the privacy argument) and is kept otherwise. Drawn without densifying the matrix
+    (:func:`_flip_entries`), with exactly the law of Algorithm 1.
 
     Parameters
     ----------
@@ -215,30 +223,6 @@ def randomized_response(
         2-D 0/1 matrix, a ledger whose total is not ``epsilon`` (or that cannot pay), or an
         expected output larger than ``max_output_entries``.
 
-    Notes
-    -----
-    *Privacy.* Entries are randomised independently with flip probability
-    ``q = 1 / (1 + e^e0)`` at per-entry budget ``e0``, so for any output ``Y`` and inputs
-    ``D, D'`` differing in a set ``C`` of cells,
-    ``P[Y | D] / P[Y | D'] = prod_{c in C} P[Y_c | D_c] / P[Y_c | D'_c] <= (e^e0)^|C|``.
-    Edge-DP: ``|C| = 1``, ``e0 = eps``. Node-DP: ``|C| <= |F|``, ``e0 = eps / |F|``.
-
-    *Sampling without densifying.* Each 1-entry is kept with probability ``1 - q`` (one
-    uniform draw per 1-entry). The zero cells are i.i.d. Bernoulli(``q``); the law of such a
-    vector is: the number of successes ``K ~ Binomial(#zeros, q)``, and given ``K`` the set
-    of successes is a uniformly random ``K``-subset of the zero cells. We draw ``K`` and then
-    that subset exactly, by rejection: uniform linear cell indices are drawn, those that hit
-    input 1-entries are dropped, distinct survivors are collected (topping up with more
-    draws if too few) and a uniformly random surplus is discarded (see
-    :func:`_sample_zero_positions` for why this is exactly uniform). Hence the output
-    has exactly the law of Algorithm 1, in ``O((nnz + K) log(nnz + K))`` expected time and
-    ``O(nnz + K)`` memory.
-
-    References
-    ----------
-    .. [EEMM22] A. Epasto, H. Esfandiari, V. Mirrokni, A. Munoz Medina. Smooth Anonymity
-       for Sparse Graphs. 2022. Algorithm 1; Sec 4.1; Appendix B.1, Theorem B.1.
-
     Examples
     --------
     >>> import numpy as np
@@ -254,16 +238,35 @@ def randomized_response(
     max_output_entries = check_positive_int(max_output_entries, "max_output_entries")
     rng = check_rng(rng)
     m = _check_matrix(matrix)
-    n_rows, n_cols = (int(s) for s in m.shape)
-    n_cells = n_rows * n_cols
-    nnz = int(m.nnz)
+    # the number of entries one neighbouring step can change
+    entries_per_step = 1 if unit == "edge" else max(int(m.shape[1]), 1)
+    q = flip_probability(epsilon / entries_per_step)
+    _check_output_size(m, q, epsilon=epsilon, unit=unit, max_output_entries=max_output_entries)
+    _spend(ensure_ledger(ledger, epsilon), epsilon, unit, entries_per_step, q)
+    return _flip_entries(m, q, rng)
 
-    # Per-entry budget and the number of entries one neighbouring step can change.
-    entries_per_step = 1 if unit == "edge" else max(n_cols, 1)
+
+def _spend(ledger: PrivacyLedger, epsilon: float, unit: str, entries_per_step: int,
+           q: float) -> None:
+    """Spend all of ``epsilon`` in one entry, recording the per-entry budget, the flip
+    probability ``q`` and the sensitivity (entries one neighbouring step can change)."""
     eps_entry = epsilon / entries_per_step
-    q = flip_probability(eps_entry)
+    ledger.spend(
+        epsilon,
+        label=f"randomized response ({unit} unit, per-entry epsilon {eps_entry:.6g}, "
+        f"flip probability {q:.6g})",
+        sensitivity=float(entries_per_step),
+        primitive="randomized_response",
+    )
 
-    n_zero = n_cells - nnz
+
+def _check_output_size(m: sp.csr_array, q: float, *, epsilon: float, unit: str,
+                       max_output_entries: int) -> None:
+    """A :class:`~privpub.errors.PrivpubError` if flipping the entries of ``m`` with
+    probability ``q`` would output more than ``max_output_entries`` ones in expectation."""
+    n_rows, n_cols = (int(s) for s in m.shape)
+    nnz = int(m.nnz)
+    n_zero = n_rows * n_cols - nnz
     expected_out = nnz * (1.0 - q) + n_zero * q
     if expected_out > max_output_entries:
         raise PrivpubError(
@@ -278,18 +281,23 @@ def randomized_response(
             f"mechanism.max_output_entries=<n>)."
         )
 
-    ledger = ensure_ledger(ledger, epsilon)
-    ledger.spend(
-        epsilon,
-        label=f"randomized response ({unit} unit, per-entry epsilon {eps_entry:.6g}, "
-        f"flip probability {q:.6g})",
-        sensitivity=float(entries_per_step),
-        primitive="randomized_response",
-    )
 
+def _flip_entries(m: sp.csr_array, q: float, rng: np.random.Generator) -> sp.csr_array:
+    """``m`` with every entry flipped independently with probability ``q``, never dense.
+
+    Each 1-entry is kept with probability ``1 - q`` (one uniform draw per 1-entry). The zero
+    cells are i.i.d. Bernoulli(``q``); the law of such a vector is: the number of successes
+    ``K ~ Binomial(#zeros, q)``, and given ``K`` the set of successes is a uniformly random
+    ``K``-subset of the zero cells, drawn exactly by :func:`_sample_zero_positions`. Hence the
+    output has exactly the law of Algorithm 1, in ``O((nnz + K) log(nnz + K))`` expected time
+    and ``O(nnz + K)`` memory.
+    """
+    n_rows, n_cols = (int(s) for s in m.shape)
+    n_cells = n_rows * n_cols
+    nnz = int(m.nnz)
     ones = _linear_indices(m)
     kept = ones[~flips(q, rng=rng, size=nnz)]  # each 1 stays with probability 1 - q
-    k = flip_count(n_zero, q, rng=rng)
+    k = flip_count(n_cells - nnz, q, rng=rng)
     added = _sample_zero_positions(ones, n_cells, k, rng)
     cells = np.sort(np.concatenate([kept, added]))  # disjoint sets
     return _from_linear(cells, n_rows, n_cols)

@@ -3,20 +3,12 @@
 epasto2022 Appendix D ("Baselines"): "Our algorithm has theoretical guarantees for smooth
 k-anonymization, but it can be easily used as an heuristic for (standard) k-anonymity by
 suppression (in the last step, the clusters are simply anonymized by computing the
-intersection of all binary vectors), so we report results for non-smooth k-anonymity using
-our algorithm as an additional baseline."
-
-The clusters are exactly those of :func:`mechanisms.smooth_k_anonymity.smooth_clusters`
-(same parameters, same random stream, so with the same seed both mechanisms cluster the
-rows identically; the runner gives this baseline the smooth mechanism's seeds
-(``seeds_of``), so in an experiment every non-smooth release intersects the very clusters
-whose majorities the smooth release of the same repetition publishes: a paired comparison,
-and the clustering's search over random orders is done once for both; ``split_large``
-cuts clusters of ``>= 2k`` rows into pieces of ``k`` to ``2k - 1``, which matters far
-more here than for the smooth release); every row of a cluster is released as the set of
-items *all* rows of the cluster hold. The release is a subset of
-the input and every row's item set is shared by its whole cluster (>= k rows): k-anonymity
-by suppression (Def. 3.4).
+intersection of all binary vectors)". The clusters are exactly those of
+:func:`privpub.clustering.smooth_clusters` (same parameters; the runner gives this baseline
+the smooth mechanism's seeds, ``seeds_of``, so both cluster the rows identically: a paired
+comparison); every row of a cluster is released as the items *all* its rows hold, a subset
+of the input shared by >= k rows: k-anonymity by suppression (Def. 3.4). Why the pairing
+and what ``split_large`` changes here: docs/design.md, "epasto2022: smooth k-anonymity".
 
 References
 ----------
@@ -28,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms.smooth_k_anonymity import _release
+from privpub.clustering import clustered_release
 from privpub.registry import K_ANONYMITY, register_mechanism
 from privpub.types import Kind, Release
 
@@ -59,7 +51,8 @@ def nonsmooth_k_anonymity(
     """k-anonymity by suppression: the smooth algorithm's clusters, each released as the
     intersection of its rows [EEMM22, Appendix D, "non-smooth"].
 
-    Parameters are those of :func:`mechanisms.smooth_k_anonymity.smooth_k_anonymity`.
+    Parameters are those of :func:`privpub.clustering.smooth_clusters` (and of the smooth
+    mechanism, ``smooth_k_anonymity``).
 
     Returns
     -------
@@ -75,6 +68,6 @@ def nonsmooth_k_anonymity(
     >>> nonsmooth_k_anonymity(x, k=2, rng=np.random.default_rng(0)).value.toarray().tolist()
     [[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
     """
-    return _release(matrix, k=k, alpha=alpha, n_orders=n_orders, chunk_size=chunk_size,
-                    n_hashes=n_hashes, n_jobs=n_jobs, split_large=split_large, rng=rng,
-                    rule="intersection")
+    return clustered_release(matrix, k=k, alpha=alpha, n_orders=n_orders,
+                             chunk_size=chunk_size, n_hashes=n_hashes, n_jobs=n_jobs,
+                             split_large=split_large, rng=rng, rule="intersection")

@@ -1,14 +1,14 @@
 """Speed of epasto2022's anonymisers on every matrix, and of the min-hash step.
 
-For each dataset: smooth k-anonymity (``mechanisms/smooth_k_anonymity.py``; non-smooth uses
-the same clustering and costs the same), the LSH heuristic where it applies, Mondrian
-(``baselines/mondrian_binary.py``) and the verifier, with the Jaccard / suppressed / created
-fractions of each release. Times are wall-clock seconds of one run after a warm-up on a toy
-matrix (numba's compilation is cached on disk and not counted), with the disk cache
-bypassed; then one run with the facility costs cached, as every repetition after an
-experiment cell's first pays. Targets (issue 10): Adult < 30 s, the 1024 x 1024 SBM < 5 s,
-DBLP-scale (317k rows) < 10 min with the LSH heuristic on 2 cores. Peak resident memory of
-the process is printed at the end (coarse: ru_maxrss).
+For each dataset: smooth k-anonymity (``mechanisms/smooth_k_anonymity.py`` over
+``privpub/clustering.py``; non-smooth uses the same clustering and costs the same), the LSH
+heuristic where it applies, Mondrian (``baselines/mondrian_binary.py``) and the verifier,
+with the Jaccard / suppressed / created fractions of each release. Times are wall-clock
+seconds of one run after a warm-up on a toy matrix (numba's compilation is cached on disk
+and not counted), with the disk cache bypassed; then one run with the facility costs cached,
+as every repetition after an experiment cell's first pays. Targets (issue 10): Adult < 30 s,
+the 1024 x 1024 SBM < 5 s, DBLP-scale (317k rows) < 10 min with the LSH heuristic on 2
+cores. Peak resident memory of the process is printed at the end (coarse: ru_maxrss).
 
 ``--memory`` checks the last target, memory linear in the number of non-zeros: smooth
 k-anonymity on random row subsets of the chosen dataset (1/8, 1/4, 1/2, all rows), each in
@@ -40,9 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from baselines.mondrian_binary import mondrian_binary
-from mechanisms.smooth_k_anonymity import minhash_signatures, smooth_k_anonymity
+from mechanisms.smooth_k_anonymity import smooth_k_anonymity
 from metrics.sets import created_fraction, jaccard, suppressed_fraction
 from privpub.cache import cold
+from privpub.clustering import minhash_signatures
 from privpub.data import load_dataset
 from privpub.verify import verify_release
 

@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from mechanisms.rps_degree import rps_degree_sequence
-from mechanisms.rps_table import rps_table
+from mechanisms.rps.degree import rps_degree_sequence
+from mechanisms.rps.table import rps_table
 from privpub.data import load_dataset
 from privpub.ledger import PrivacyLedger
 from privpub.types import Schema, Table

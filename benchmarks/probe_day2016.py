@@ -10,7 +10,7 @@ Table 2: which published L1 errors no projection can produce, given the fraction
 the paper says that projection keeps.
 For every published cell: the paper's L1 and |E'|/|E|, and the largest raw-count L1 between
 the degree histograms of the graph (largest connected component, as Table 1) and any
-subgraph keeping that fraction of its edges (:func:`mechanisms.degree_probes.l1_upper_bound`,
+subgraph keeping that fraction of its edges (:func:`probes.day2016.l1_upper_bound`,
 two-decimal rounding allowed for). A published L1 above it cannot be the L1 Sec 4.2 defines,
 whatever the projection's details.
 """
@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from mechanisms.degree_probes import raw_edges, self_loops_in_lcc, table2_bound_cells
 from privpub.data import load_dataset
+from probes.day2016 import raw_edges, self_loops_in_lcc, table2_bound_cells
 
 CONF = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 CONFIG = CONF / "day2016_table2.yaml"
@@ -45,7 +45,7 @@ def table1() -> None:
 # --------------------------------------------------------------------------- theta bin
 # Table 2's pi_theta "after removing the bin of theta": the three readings of the notes on
 # Facebook (LCC, lexicographic order, as the experiment): ``--theta-bin``;
-# tests/test_probes_day2016.py reruns it.
+# probes/tests/test_day2016.py reruns it.
 
 THETA_BIN_READINGS = ("drop", "zero", "keep")
 

@@ -10,7 +10,7 @@ swap one component of RPS and print the numbers the notes quote.
 ``fig5`` (Figs 4-5, degree sequences; Caltech36 and Georgetown15): per Lambda and epsilon,
 the EMD of our RPS, of the same trees with the *true* leaf counts (partition and
 lower-bound summaries only), of the paper's removal-only sensitivity reading
-(:mod:`mechanisms.rps_degree_reading`, not DP) and Hay et al.; the median ratio of the
+(:mod:`mechanisms.rps.removal_only`, not DP) and Hay et al.; the median ratio of the
 smooth-sensitivity noise scale to the leaf count; how many leaves lie above the true
 maximum degree and the share of nodes they receive; the largest root logit of the
 exponential mechanism. ``fig1``: the best depth under several splits of the budget over
@@ -33,12 +33,12 @@ import numpy as np
 import pandas as pd
 
 from baselines.hay_constrained import hay_degree_sequence
-from mechanisms.rps_probes import degree_rps_tree, partition_stats, root_max_logit
-from mechanisms.rps_table import rps_table
+from mechanisms.rps.table import rps_table
 from metrics.distributions import emd_p2
 from privpub.data import gaussian_mixture, load_dataset
 from privpub.noise import noise_off
 from privpub.types import DegreeSequence
+from probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
 
 FIG5_EPSILONS = (0.1, 1, 10, 100, 1000)
 
@@ -213,16 +213,16 @@ def fig3(args) -> None:
 
 # --------------------------------------------------------------------------- fig3 labels
 # Fig. 3's notes: "every released row carries its leaf's majority class" (subcommand
-# fig3-labels); tests/test_probes_qardaji2012.py reruns seed 0.
+# fig3-labels); probes/tests/test_qardaji2012.py reruns seed 0.
 
 @contextlib.contextmanager
 def recording_leaves():
-    """Within the block, :func:`mechanisms.rps_table.rps_table` records every leaf it
+    """Within the block, :func:`mechanisms.rps.table.rps_table` records every leaf it
     summarises as ``(original row indices, (count, class))`` in the yielded list (the leaf
     summary itself is unchanged)."""
-    import mechanisms.rps_table as rt
+    import mechanisms.rps.table as rt
 
-    base = rt._LeafSummary
+    base = rt.TableLeafSummary
     leaves: list = []
 
     class Recording(base):
@@ -231,11 +231,11 @@ def recording_leaves():
             leaves.append((np.asarray(node.rows), out))
             return out
 
-    rt._LeafSummary = Recording
+    rt.TableLeafSummary = Recording
     try:
         yield leaves
     finally:
-        rt._LeafSummary = base
+        rt.TableLeafSummary = base
 
 
 def relabel_by_leaf_majority(table, leaves):

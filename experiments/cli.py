@@ -1,19 +1,7 @@
 """What ``python run.py`` does with its Hydra config: check, resolve, run, draw, report.
 
-Exit codes (the README's promise):
-
-- 0: every task succeeded (tasks skipped as not applicable count as success);
-- 1: some tasks failed (their rows are kept; each failure is listed once);
-- 2: a config or data error found before anything ran (one line, no traceback), including
-  Hydra's own composition errors (``run.py`` maps those);
-- 130: interrupted (Ctrl-C); every finished task is stored and rerunning resumes.
-
-The command line always wins (:func:`experiments.spec.resolve_experiment`): the
-``experiment.<key>`` overrides Hydra received are re-applied over the experiment's scale
-block. In a multirun, each job runs its tasks and records its outcome in its Hydra job
-directory (``privpub.json``) instead of raising, so a failing job never hides the others;
-:class:`experiments.hydra_support.PrivpubCallback` draws the union of the jobs' grids when
-the sweep ends, lists the failures once and sets the exit code.
+The exit codes, the precedence of the command line and a multirun's outcome files are in
+docs/design.md (Experiments: "Exit codes", "Precedence", "Figures show what was asked").
 """
 
 from __future__ import annotations
@@ -152,8 +140,8 @@ def _parse(overrides: list[str]):
 
 def experiment_overrides(overrides: list[str], experiment: dict) -> dict:
     """``{dotted path: value}`` of every ``experiment.<path>`` override, values taken from
-    the composed ``experiment`` (deletions: :data:`~experiments.spec.DELETE`)."""
-    from experiments.spec import DELETE
+    the composed ``experiment`` (deletions: :data:`~experiments.precedence.DELETE`)."""
+    from experiments.precedence import DELETE
 
     out = {}
     for override in _parse(overrides):
@@ -266,7 +254,8 @@ def _error(message: str, code: int) -> None:
 
 
 def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = None):
-    """Run the configured experiment; see the module docstring for exit codes."""
+    """Run the configured experiment: the run line, the run, the figures, the exit code
+    (docs/design.md, Experiments: "Exit codes")."""
     global _STARTED
     _STARTED = True
     overrides = hydra_overrides() if overrides is None else overrides
@@ -284,25 +273,8 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
         f"executor={c['executor']}" + (f"; variant {variant}" if variant else ""),
         flush=True,
     )
-    from experiments.hydra_support import sweep_bar
-    from experiments.runner import run_experiment
-
     try:
-        summary = run_experiment(
-            spec,
-            results_dir=results_dir,
-            seed=c["seed"],
-            n_jobs=c["n_jobs"],
-            data_dir=c.get("data_dir"),
-            executor=c["executor"],
-            dask_address=c.get("dask_address"),
-            allow_download=c["allow_download"],
-            progress=c["progress"],
-            measure_memory=c["measure_memory"],
-            rerun=c["rerun"],
-            plugins=tuple(c.get("plugins") or ()),
-            bar=sweep_bar() if _is_multirun() else None,
-        )
+        summary = _run(spec, c, results_dir)
     except PrivpubError as exc:
         return _error(str(exc), 2)
     if summary.interrupted:
@@ -317,20 +289,7 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
     print(summary.describe(failures=not multirun), flush=True)
     code = 1 if summary.failed else 0
     if multirun:  # the callback draws the union of the jobs when the sweep ends
-        _write_outcome(
-            {
-                "code": code,
-                "spec": spec.to_dict(),
-                "seed": c["seed"],
-                "results_dir": str(results_dir),
-                "failures": summary.failures,
-                "run": {"n_ok": summary.n_ok, "n_stored": summary.n_stored,
-                        "n_recomputed": summary.n_recomputed, "seconds": summary.seconds},
-                "plot": c["plot"],
-                "plot_stored": c["plot_stored"],
-                "redraw": c["redraw"],
-            }
-        )
+        _write_outcome(_job_outcome(code, spec, c, results_dir, summary))
         return summary
     if c["plot"]:
         text = draw(spec, results_dir, seed=c["seed"], variant=variant, overrides=overrides,
@@ -342,6 +301,44 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
               file=sys.stderr, flush=True)
         sys.exit(1)
     return summary
+
+
+def _run(spec: ExperimentSpec, c: dict, results_dir: Path):
+    """:func:`experiments.runner.run_experiment` with the checked config's settings."""
+    from experiments.hydra_support import sweep_bar
+    from experiments.runner import run_experiment
+
+    return run_experiment(
+        spec,
+        results_dir=results_dir,
+        seed=c["seed"],
+        n_jobs=c["n_jobs"],
+        data_dir=c.get("data_dir"),
+        executor=c["executor"],
+        dask_address=c.get("dask_address"),
+        allow_download=c["allow_download"],
+        progress=c["progress"],
+        measure_memory=c["measure_memory"],
+        rerun=c["rerun"],
+        plugins=tuple(c.get("plugins") or ()),
+        bar=sweep_bar() if _is_multirun() else None,
+    )
+
+
+def _job_outcome(code: int, spec: ExperimentSpec, c: dict, results_dir: Path, summary) -> dict:
+    """What a multirun job leaves for the callback (:data:`JOB_OUTCOME`)."""
+    return {
+        "code": code,
+        "spec": spec.to_dict(),
+        "seed": c["seed"],
+        "results_dir": str(results_dir),
+        "failures": summary.failures,
+        "run": {"n_ok": summary.n_ok, "n_stored": summary.n_stored,
+                "n_recomputed": summary.n_recomputed, "seconds": summary.seconds},
+        "plot": c["plot"],
+        "plot_stored": c["plot_stored"],
+        "redraw": c["redraw"],
+    }
 
 
 def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str | None = None,

@@ -1,18 +1,12 @@
-"""The ``privpub`` console script: discover experiments, check the data, reproduce papers.
+"""The ``privpub`` console script: discover experiments, check the data, reproduce papers,
+show what a name is.
 
-::
-
-    privpub list [--paper KEY] [--scale S] [--json]     every experiment: figure, datasets
-                                                        (present?), tasks and time per scale
-    privpub data [--download] [--data-dir D] [--json]   every data file: present / missing /
-                                                        corrupt, with URLs; exit 1 if any is not
-    privpub reproduce PAPER|all [--scale S] [--run]     the one command that regenerates every
-                                                        figure and table of a paper
-
-``list`` counts tasks exactly as the runner does (``experiments.spec.resolve_experiment``) and
-reads measured times from ``<results_dir>/<experiment>/<scale>/meta.json`` when a run wrote
-one. Heavy modules (the data layer, the mechanism registry) are imported only by the
-subcommands that need them, so ``privpub --help`` is fast.
+Subcommands: ``list`` (every experiment: figure, datasets, tasks and time per scale),
+``data`` (every data file: present / missing / corrupt), ``reproduce`` (the command that
+regenerates a paper) and ``show`` (:mod:`experiments.show`). Heavy modules (the data layer,
+the registry) are imported only by the subcommands that need them, so ``privpub --help`` is
+fast. Usage: README.md ("Discover and reproduce"); design: docs/design.md (Experiments:
+"Start-up").
 """
 
 from __future__ import annotations
@@ -21,91 +15,29 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+from experiments import catalog
+from experiments.catalog import PROJECT_ROOT, figure_of, paper_of
 from privpub.results import SCALES
 
-__all__ = ["main", "PROJECT_ROOT", "experiment_table", "reproduce_command"]
-
-#: The checkout holding run.py and conf/ (the parent of the ``experiments`` package).
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["main", "PROJECT_ROOT", "experiment_table", "reproduce_command", "figure_of",
+           "count_tasks", "dataset_statuses"]
 
 #: Exit codes: 0 ok, 1 data missing / run failed, 2 usage or config error.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
 # --------------------------------------------------------------------------- helpers
-def _conf_dir(arg: str | None) -> Path:
-    conf = Path(arg) if arg else PROJECT_ROOT / "conf"
-    if not (conf / "experiment").is_dir():
-        raise SystemExit(
-            f"privpub: no experiment configs in {conf / 'experiment'} (pass --conf-dir, or run "
-            "from an editable install of the privpub checkout: pip install -e .)"
-        )
-    return conf
-
-
-def _natural_key(text: str):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
-
-
-_FIGURE = re.compile(r"_(fig|figure|table|tab)_?([0-9]+[a-z]?)$", re.IGNORECASE)
-
-
-def figure_of(name: str, exp: dict) -> str:
-    """The paper figure or table an experiment reproduces: its ``figure:`` key, else derived
-    from ``<paper>_<fig3c|table2>`` ("Fig. 3c", "Table 2"); "default" for the embedded one."""
-    if exp.get("figure"):
-        return str(exp["figure"])
-    m = _FIGURE.search(name)
-    if m:
-        kind = "Table" if m.group(1).lower().startswith("tab") else "Fig."
-        return f"{kind} {m.group(2)}"
-    return "default" if name == "default" else "-"
-
-
-def _paper_of(name: str, exp: dict) -> str:
-    return str(exp.get("paper") or name.split("_")[0])
-
-
 def _short_title(title: str, paper: str, figure: str) -> str:
     """Drop a leading ``"<paper> <figure>: "`` (the columns already say it)."""
     for prefix in (f"{paper} {figure}: ", f"{paper} {figure}. ", f"{paper} {figure} "):
         if title.startswith(prefix):
             return title[len(prefix):]
     return title
-
-
-def _load_experiments(conf: Path) -> list[tuple[Path, dict | None, str | None]]:
-    import yaml
-
-    # libyaml's parser when PyYAML has it: the pure-Python one takes ~1 s for these files
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    out = []
-    for path in sorted((conf / "experiment").glob("*.yaml"), key=lambda p: _natural_key(p.stem)):
-        try:
-            exp = yaml.load(path.read_text(), Loader=loader)  # noqa: S506 - a safe loader
-            if not isinstance(exp, dict):
-                raise ValueError("not a mapping")
-            out.append((path, exp, None))
-        except Exception as exc:  # a broken file is one row, not the end of the listing
-            out.append((path, None, f"cannot read {path.name}: {exc}"))
-    return out
-
-
-def _scale_datasets(exp: dict, scale: str) -> list[str]:
-    """Dataset names of the experiment at ``scale`` from the YAML alone (when resolution
-    fails, so that the data column still says something)."""
-    block = (exp.get("scales") or {}).get(scale) or {}
-    items = block.get("datasets", exp.get("datasets")) or []
-    if not isinstance(items, list):
-        items = [items]
-    names = [d if isinstance(d, str) else (d or {}).get("name") for d in items]
-    return [n for n in dict.fromkeys(names) if isinstance(n, str)]
 
 
 def _read_meta(results_dir: Path, name: str, scale: str) -> dict | None:
@@ -180,18 +112,31 @@ def experiment_table(
     synthetic, status}], data_ready, missing, measured, expected_seconds, error}}}]}``.
     A failing resolution is that scale's ``error``; the other rows are still filled.
     """
-    from experiments.spec import resolve_experiment
-    from privpub.data import file_status, get_dataset_spec, resolve_data_dir
+    from privpub.data import resolve_data_dir
 
-    conf = _conf_dir(None if conf_dir is None else str(conf_dir))
+    conf = catalog.conf_dir(None if conf_dir is None else str(conf_dir))
     results = Path(results_dir)
-    warnings = []
+    warnings: list[str] = []
+    entries = _listed_experiments(conf, paper)
+    needed = _fill_scales(entries, scales, conf, results, warnings)
+    _fill_data(entries, needed, data_dir)
+    return {
+        "data_dir": str(resolve_data_dir(data_dir)),
+        "data_dir_origin": _data_dir_origin(data_dir),
+        "results_dir": str(results),
+        "warnings": warnings,
+        "experiments": [item for item, _ in entries],
+    }
+
+
+def _listed_experiments(conf: Path, paper: str | None) -> list[tuple[dict, dict | None]]:
+    """(row, experiment) of every experiment file (of ``paper``, when given)."""
     entries, papers = [], set()
-    for path, exp, error in _load_experiments(conf):
+    for path, exp, error in catalog.load_experiments(conf):
         name = (exp or {}).get("name") or path.stem
         item = {
             "name": name,
-            "paper": _paper_of(name, exp or {}),
+            "paper": paper_of(name, exp or {}),
             "figure": figure_of(name, exp or {}),
             "title": str((exp or {}).get("title") or ""),
             "file": str(path),
@@ -202,79 +147,110 @@ def experiment_table(
         if paper and item["paper"] != paper:
             continue
         entries.append((item, exp))
-
     if paper and not entries:
         raise SystemExit(f"privpub: no experiment for paper {paper!r}; "
                          f"papers: {', '.join(sorted(papers))}")
+    return entries
 
+
+_COUNTS = ("tasks", "cells", "repetitions", "error")
+
+
+def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> dict:
+    """Fill every row's task counts (from the cache while no config or source changed) and
+    measured times; return the dataset names per (experiment, scale)."""
     cache_file = results / ".cache" / f"list-{_source_key(conf)}.json"
     try:
         cached = json.loads(cache_file.read_text())
     except (OSError, ValueError):
         cached = {}
-    fresh = {}
-    loaded = False
-    needed: dict[tuple[str, str], list[str]] = {}
-    for item, exp in entries:
-        if exp is None:
-            continue
-        for scale in scales:
-            row: dict = {"tasks": None, "cells": None, "repetitions": None, "error": None}
-            hit = cached.get(f"{item['name']}/{scale}")
-            if hit is not None:
-                row.update({k: hit[k] for k in ("tasks", "cells", "repetitions", "error")})
-                names = hit["datasets"]
-            else:
-                if not loaded:  # once: a broken plugin module is one line, not N row errors
-                    loaded = True
-                    try:
-                        from privpub.registry import load_plugins
+    fresh, needed = {}, {}
+    loaded = []
 
-                        load_plugins()
-                    except Exception as exc:
-                        warnings.append(f"loading the mechanism/metric modules failed: "
-                                        f"{type(exc).__name__}: {exc}")
-                try:
-                    spec = resolve_experiment(exp, scale=scale)
-                    row.update(cells=len(spec.cells), repetitions=spec.repetitions,
-                               tasks=len(spec.cells) * spec.repetitions)
-                    names = list(dict.fromkeys(c.dataset for c in spec.cells))
-                except Exception as exc:  # one row's error, the listing goes on
-                    row["error"] = f"{type(exc).__name__}: {exc}"
-                    names = _scale_datasets(exp, scale)
-            fresh[f"{item['name']}/{scale}"] = {
-                **{k: row[k] for k in ("tasks", "cells", "repetitions", "error")},
-                "datasets": names,
-            }
+    def load_once():  # a broken plugin module is one line, not N row errors
+        if not loaded:
+            loaded.append(True)
+            try:
+                from privpub.registry import load_plugins
+
+                load_plugins()
+            except Exception as exc:
+                warnings.append(f"loading the mechanism/metric modules failed: "
+                                f"{type(exc).__name__}: {exc}")
+
+    for item, exp in entries:
+        for scale in scales if exp is not None else ():
+            key = f"{item['name']}/{scale}"
+            hit = cached.get(key)
+            fresh[key] = ({k: hit[k] for k in (*_COUNTS, "datasets")} if hit is not None
+                          else count_tasks(exp, scale, before=load_once))
+            row = {k: fresh[key][k] for k in _COUNTS}
             meta = _read_meta(results, item["name"], scale)
             row["measured"] = meta
             row["expected_seconds"] = _expected_seconds(meta, row["tasks"])
-            needed[(item["name"], scale)] = names
+            needed[(item["name"], scale)] = fresh[key]["datasets"]
             item["scales"][scale] = row
-
     if fresh and fresh != {k: cached.get(k) for k in fresh} and not warnings:
         with contextlib.suppress(OSError):
             cache_file.parent.mkdir(parents=True, exist_ok=True)
             cache_file.write_text(json.dumps({**cached, **fresh}))
+    return needed
 
-    # data presence: every real file of every dataset shown, hash-checked once
-    all_names = sorted({n for names in needed.values() for n in names})
-    synthetic, known = {}, set()
-    for n in all_names:
+
+def count_tasks(exp: dict, scale: str, *, before=None) -> dict:
+    """``{tasks, cells, repetitions, error, datasets}`` of an experiment at ``scale``,
+    counted as the runner counts them (:func:`experiments.spec.resolve_experiment`); a
+    failing resolution gives its ``error`` and the datasets the YAML names."""
+    from experiments.spec import resolve_experiment
+
+    if before is not None:
+        before()
+    try:
+        spec = resolve_experiment(exp, scale=scale)
+    except Exception as exc:  # one row's error, the listing goes on
+        return {"tasks": None, "cells": None, "repetitions": None,
+                "error": f"{type(exc).__name__}: {exc}",
+                "datasets": catalog.scale_datasets(exp, scale)}
+    return {"tasks": len(spec.cells) * spec.repetitions, "cells": len(spec.cells),
+            "repetitions": spec.repetitions, "error": None,
+            "datasets": list(dict.fromkeys(c.dataset for c in spec.cells))}
+
+
+def _fill_data(entries, needed: dict, data_dir: str | None) -> None:
+    """Every row's datasets with their status (synthetic, present, missing, corrupt,
+    unknown), every real file hash-checked once."""
+    status = dataset_statuses(sorted({n for names in needed.values() for n in names}),
+                              data_dir=data_dir)
+    for item, _ in entries:
+        for scale, row in item["scales"].items():
+            ds = [{"name": n, "synthetic": status[n][0], "status": status[n][1]}
+                  for n in needed[(item["name"], scale)]]
+            row["datasets"] = ds
+            row["missing"] = [d["name"] for d in ds
+                              if d["status"] not in ("present", "synthetic")]
+            row["data_ready"] = not row["missing"]
+
+
+def dataset_statuses(names, *, data_dir: str | None) -> dict[str, tuple[bool | None, str]]:
+    """name -> (synthetic or None when unknown, status): ``synthetic``, ``present``,
+    ``missing``, ``corrupt`` or ``unknown``."""
+    from privpub.data import file_status, get_dataset_spec
+
+    synthetic = {}
+    for n in names:
         try:
             synthetic[n] = get_dataset_spec(n).synthetic
-            known.add(n)
         except Exception:
             synthetic[n] = None
-    statuses = file_status([n for n in all_names if n in known and not synthetic[n]],
-                           data_dir=data_dir)
+    real = [n for n in names if synthetic[n] is not None and not synthetic[n]]
+    statuses = file_status(real, data_dir=data_dir)
     bad_by_dataset: dict[str, list[str]] = {}
     for st in statuses:
         if not st.ok:
             for d in st.datasets:
                 bad_by_dataset.setdefault(d, []).append(st.status)
 
-    def dataset_status(n: str) -> str:
+    def status(n: str) -> str:
         if synthetic[n] is None:
             return "unknown"
         if synthetic[n]:
@@ -282,22 +258,7 @@ def experiment_table(
         bad = bad_by_dataset.get(n)
         return "present" if not bad else ("corrupt" if "corrupt" in bad else "missing")
 
-    for item, _ in entries:
-        for scale, row in item["scales"].items():
-            ds = [{"name": n, "synthetic": synthetic[n], "status": dataset_status(n)}
-                  for n in needed[(item["name"], scale)]]
-            row["datasets"] = ds
-            row["missing"] = [d["name"] for d in ds
-                              if d["status"] not in ("present", "synthetic")]
-            row["data_ready"] = not row["missing"]
-
-    return {
-        "data_dir": str(resolve_data_dir(data_dir)),
-        "data_dir_origin": _data_dir_origin(data_dir),
-        "results_dir": str(results),
-        "warnings": warnings,
-        "experiments": [item for item, _ in entries],
-    }
+    return {n: (synthetic[n], status(n)) for n in names}
 
 
 def _source_key(conf: Path) -> str:
@@ -469,9 +430,9 @@ def reproduce_command(paper: str, scale: str, overrides=(), *, python: str = "py
 
 
 def _cmd_reproduce(args, out) -> int:
-    conf = _conf_dir(args.conf_dir)
-    exps = [(p, e) for p, e, _ in _load_experiments(conf)]
-    papers = sorted({_paper_of((e or {}).get("name") or p.stem, e or {}) for p, e in exps})
+    conf = catalog.conf_dir(args.conf_dir)
+    exps = [(p, e) for p, e, _ in catalog.load_experiments(conf)]
+    papers = sorted({paper_of((e or {}).get("name") or p.stem, e or {}) for p, e in exps})
     if args.paper != "all":
         mine = [p.stem for p, _ in exps if p.stem.startswith(f"{args.paper}_")]
         if not mine:
@@ -492,34 +453,66 @@ def _cmd_reproduce(args, out) -> int:
     return subprocess.call([sys.executable, str(run_py), *cmd[2:]])
 
 
+# --------------------------------------------------------------------------- show
+def _cmd_show(args, out) -> int:
+    from experiments.show import ShowContext, UnknownName, describe, render
+
+    ctx = ShowContext(conf=catalog.conf_dir(args.conf_dir), results_dir=args.results_dir,
+                      data_dir=args.data_dir)
+    try:
+        found = describe(args.name, ctx)
+    except UnknownName as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        json.dump(found, out, indent=2)
+        print(file=out)
+    else:
+        print(render(found), file=out)
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- main
+_DATA_DIR_HELP = "data directory (default $PRIVPUB_DATA_DIR, else the user cache dir)"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="privpub",
-        description="Discover privpub's experiments, check the data directory, and print the "
-        "command that reproduces a paper. Experiments themselves run with `python run.py`.",
+        description="Discover privpub's experiments, check the data directory, print the "
+        "command that reproduces a paper, show where a name's code, config, tests and figures "
+        "are. Experiments themselves run with `python run.py`.",
     )
-    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce}")
+    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show}")
+    _add_list(sub)
+    _add_data(sub)
+    _add_reproduce(sub)
+    _add_show(sub)
+    return p
 
+
+def _add_list(sub) -> None:
     ls = sub.add_parser("list", help="every experiment: paper figure, datasets (present?), "
                         "task count and measured time per scale")
     ls.add_argument("--paper", help="only this paper's experiments (e.g. day2016)")
     ls.add_argument("--scale", choices=SCALES, help="only this scale (default: all three)")
     ls.add_argument("--results-dir", default="results",
                     help="where measured times are read (<dir>/<exp>/<scale>/meta.json)")
-    ls.add_argument("--data-dir", help="data directory (default $PRIVPUB_DATA_DIR, else the "
-                    "user cache dir)")
+    ls.add_argument("--data-dir", help=_DATA_DIR_HELP)
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.add_argument("--conf-dir", help=argparse.SUPPRESS)
 
+
+def _add_data(sub) -> None:
     data = sub.add_parser("data", help="check every real dataset's files (sha256); exit 1 if "
                           "any is missing or corrupt")
     data.add_argument("--download", action="store_true",
                       help="fetch missing files that have a direct URL (hash-checked)")
-    data.add_argument("--data-dir", help="data directory (default $PRIVPUB_DATA_DIR, else the "
-                      "user cache dir)")
+    data.add_argument("--data-dir", help=_DATA_DIR_HELP)
     data.add_argument("--json", action="store_true", help="machine-readable output")
 
+
+def _add_reproduce(sub) -> None:
     rep = sub.add_parser("reproduce", help="the one command that regenerates every figure and "
                          "table of a paper (or of all papers)")
     rep.add_argument("paper", help="paper key (e.g. day2016, qardaji2012) or 'all'")
@@ -529,7 +522,17 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("overrides", nargs="*",
                      help="extra Hydra overrides appended to the command (e.g. n_jobs=2)")
     rep.add_argument("--conf-dir", help=argparse.SUPPRESS)
-    return p
+
+
+def _add_show(sub) -> None:
+    show = sub.add_parser("show", help="a mechanism, experiment, dataset or metric: its code, "
+                          "config, tests, the experiments using it and their figure files")
+    show.add_argument("name", help="e.g. ldrc, sala2011_fig4, as_caida, dk2_distance")
+    show.add_argument("--results-dir", default="results",
+                      help="the results directory the figure paths are in (default: results)")
+    show.add_argument("--data-dir", help=_DATA_DIR_HELP)
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.add_argument("--conf-dir", help=argparse.SUPPRESS)
 
 
 def main(argv: list[str] | None = None, *, out=None) -> int:
@@ -544,7 +547,8 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE
-    handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce}[args.command]
+    handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce,
+               "show": _cmd_show}[args.command]
     try:
         return handler(args, out)
     except SystemExit as exc:

@@ -5,8 +5,8 @@
 - ``sequential``: a plain loop in this process (what ``n_jobs=1`` uses anyway);
 - ``loky`` (default): joblib's process pool; workers are reused across tasks and keep their
   dataset cache;
-- ``threading``: joblib threads (memory is then not measured per task, since tracemalloc is
-  process-wide);
+- ``threading``: joblib threads (memory is then not measured per task: a peak is
+  per process);
 - ``dask``: joblib's dask backend on a ``dask.distributed`` cluster — the scheduler at
   ``dask_address``, or a LocalCluster of ``n_jobs`` single-threaded worker processes when it
   is None. Needs the ``dask`` extra (``pip install privpub[dask]``).

@@ -1,28 +1,7 @@
-"""Draw an experiment's figures, tables, claims and summary from its result store.
-
-A figure shows what was asked: the tasks of the spec's grid (its cells, repetitions
-``0 .. repetitions-1`` and base seed), never whatever else the store holds; the other stored
-cells are listed in ``summary.md`` (``plot_stored=true`` draws them too, in
-``variants/stored/``). Labels come from the spec, not from the stored rows (labels are
-presentation). The experiment's own grid draws into ``results/<experiment>/<scale>/``; a
-run that changes what is computed (``dataset=karate``, ``experiment.grid.epsilon=[...]``,
-``seed=1``) draws into ``.../variants/<slug>/``, so a one-off run never alters the paper's
-figures.
-
-For each entry of the experiment's ``plots`` list (``{x, metric, panel, hue, logx, logy,
-error, best_over, where, references, name, title, xlabel, ylabel}``; other ``kind``s: see
-:data:`PLOT_KINDS`) one figure is drawn into ``<dir>/<name>.{png,pdf}``. Lines are *series*
-(:func:`plots.series.add_series`); a series whose privacy notion differs from the figure's
-is marked in the legend (``[edge-DP]``), a caveated one with ``†`` and a footnote. The
-figure's title names its metric and its legend title says what the error bars are; the
-same error is printed in ``summary.md``. The directory also gets ``claims.json`` (the
-paper's claims, judged over the drawn tasks: :mod:`experiments.claims`), ``meta.json``
-(what was drawn, task counts and times, read by the report and ``privpub list``),
-``notes.md`` and ``<results_dir>/report.md`` / ``report.html`` are rewritten.
-
-Drawing is skipped when nothing it depends on changed since the last draw into the same
-directory (:func:`draw_fingerprint`: the spec, the seed, the store's files and the drawing
-code), so a rerun with everything stored answers in seconds; ``redraw=true`` forces it.
+"""Draw an experiment's figures, tables, claims and ``summary.md`` from its result store,
+into ``results/<experiment>/<scale>/`` (or a variant's directory), and skip a draw that
+nothing changed. What a figure shows and why (the asked tasks only, variants, the
+fingerprint, plot kinds): ``docs/design.md`` ("Figures show what was asked", "Plot kinds").
 """
 
 from __future__ import annotations
@@ -41,6 +20,7 @@ from experiments.store import RELEASE_METRIC, ResultStore
 from plots.series import add_series, best_over, dataset_label, error_label, legend_marks
 from plots.timings import write_timings
 from privpub.errors import ConfigError
+from privpub.results import select_rows
 
 __all__ = ["draw_experiment", "asked_rows", "figure_dir", "PLOT_KINDS"]
 
@@ -51,7 +31,7 @@ def figure_dir(results_dir: Path | str, spec: ExperimentSpec, variant: str | Non
     return out / "variants" / variant if variant else out
 
 
-_DRAWING_CODE = ("experiments/figures.py", "experiments/claims.py", "privpub/results.py", "plots")
+_DRAWING_CODE = ("experiments/figures.py", "experiments/claims", "privpub/results.py", "plots")
 
 
 def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
@@ -69,7 +49,9 @@ def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
     root = Path(__file__).resolve().parents[1]
     for name in _DRAWING_CODE:
         where = root / name
-        for path in sorted(where.glob("*.py")) if where.is_dir() else [where]:
+        paths = sorted(p for p in where.rglob("*.py") if "tests" not in p.parts) \
+            if where.is_dir() else [where]
+        for path in paths:
             digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -116,7 +98,7 @@ def _title(plot: dict, spec: ExperimentSpec, text: str) -> str:
 
 
 def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
-    from plots.lines import filter_rows, plot_lines, summary_table
+    from plots.lines import plot_lines, summary_table
     from privpub.registry import get_metric, metrics
 
     x, metric = plot["x"], plot["metric"]
@@ -125,10 +107,11 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         return None
     references = {}
     for ref in plot.get("references") or []:  # e.g. the majority vote of qardaji2012 Fig. 3
-        level = frame[(frame["metric"] == ref["metric"]) & (frame["label"] == ref["label"])]
+        level = select_rows(frame, {"metric": ref["metric"], "label": ref["label"]},
+                            empty="drop")
         if not level.empty:
             references[str(ref.get("name") or ref["label"])] = float(level["value"].mean())
-    rows = filter_rows(rows, plot.get("where"))
+    rows = select_rows(rows, plot.get("where"), empty="keep")
     if rows.empty:
         return None
     if plot.get("best_over"):
@@ -224,9 +207,8 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
     name = str(plot.get("name") or "ccdf")
     select, where, best = plot["select"], plot.get("where"), plot.get("best_over")
     picked = median_releases(frame, select=select, where=where, best_over=best)
-    from plots.lines import filter_rows
-
-    scored = add_series(filter_rows(frame[frame["metric"] == select], where), x="__none__")
+    scored = frame[frame["metric"] == select]
+    scored = add_series(select_rows(scored, where, empty="keep"), x="__none__")
     scored = scored[scored["series"].isin(set(picked["series"]))]
     names, footnotes = legend_marks(scored, "series", spec.privacy)
     plot_ccdf(
@@ -457,29 +439,9 @@ def draw_experiment(
     frame = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store").load(
         statuses=None
     )
-    if stored and not frame.empty:
-        rows = frame[frame["base_seed"] == seed]
-    else:
-        rows = asked_rows(frame, spec, seed)
-    twins = rows.iloc[0:0]
-    if not rows.empty:
-        flag = rows["noise_free"].fillna(False).astype(bool) if "noise_free" in rows else False
-        rows, twins = rows[~flag], rows[flag]
+    rows, twins = _drawn_rows(frame, spec, seed, stored)
     ok = rows[rows["status"] == "ok"] if not rows.empty else rows
-    texts, drawn = [], {"figure": [], "table": []}
-    for old in out.glob("*.png"):  # figures of an earlier grid must not linger
-        old.unlink()
-        old.with_suffix(".pdf").unlink(missing_ok=True)
-    if not ok.empty:
-        for plot in spec.plots:
-            kind = plot.get("kind", "lines")
-            if kind not in PLOT_KINDS:  # resolve_experiment checks this first
-                raise ConfigError(f"unknown plot kind {kind!r}; known: {', '.join(PLOT_KINDS)}")
-            result = PLOT_KINDS[kind](plot, ok, out, spec)
-            if result:
-                name, what, text = result
-                drawn[what].append(name)
-                texts.append(text)
+    texts, drawn = _draw_plots(spec, ok, out)
     claims = _claims(spec, ok, twins) if not ok.empty else []
     (out / "claims.json").write_text(_dumps(claims))
     limits = noise_free_limits(ok, twins[twins["status"] == "ok"] if not twins.empty else twins,
@@ -492,10 +454,8 @@ def draw_experiment(
             _status_section(tasks, "error", "Failed tasks"),
             _other_cells(frame, tasks),
         ]
-    header = f"# {spec.name} [{spec.scale}]\n\n{spec.title}\n\n"
-    if variant:
-        header += f"Variant `{variant}`: {' '.join(overrides or [])}\n\n"
-    (out / "summary.md").write_text(header + "\n".join(s for s in sections if s))
+    (out / "summary.md").write_text(_header(spec, variant, overrides)
+                                    + "\n".join(s for s in sections if s))
     if spec.notes:
         (out / "notes.md").write_text(spec.notes.strip() + "\n")
     meta = _meta(spec, pd.concat([rows, twins]), drawn, variant, overrides, summary)
@@ -507,6 +467,50 @@ def draw_experiment(
     write_report(results_dir)
     write_timings(results_dir)
     return printed
+
+
+def _header(spec: ExperimentSpec, variant: str | None, overrides) -> str:
+    """The head of ``summary.md``: the experiment, its scale and title, the variant."""
+    header = f"# {spec.name} [{spec.scale}]\n\n{spec.title}\n\n"
+    if variant:
+        header += f"Variant `{variant}`: {' '.join(overrides or [])}\n\n"
+    return header
+
+
+def _drawn_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed: int, stored: bool):
+    """The rows a draw shows (the spec's tasks, or every stored cell of ``seed`` with
+    ``stored``), split into ordinary rows and noise-free twins."""
+    if stored and not frame.empty:
+        rows = frame[frame["base_seed"] == seed]
+    else:
+        rows = asked_rows(frame, spec, seed)
+    twins = rows.iloc[0:0]
+    if not rows.empty:
+        flag = rows["noise_free"].fillna(False).astype(bool) if "noise_free" in rows else False
+        rows, twins = rows[~flag], rows[flag]
+    return rows, twins
+
+
+def _draw_plots(spec: ExperimentSpec, ok: pd.DataFrame, out: Path):
+    """Draw every plot of ``spec`` from the ok rows into ``out`` (removing the figures of an
+    earlier draw first); returns the summary texts and ``{"figure": [...], "table":
+    [...]}``, the names drawn."""
+    texts, drawn = [], {"figure": [], "table": []}
+    for old in out.glob("*.png"):  # figures of an earlier grid must not linger
+        old.unlink()
+        old.with_suffix(".pdf").unlink(missing_ok=True)
+    if ok.empty:
+        return texts, drawn
+    for plot in spec.plots:
+        kind = plot.get("kind", "lines")
+        if kind not in PLOT_KINDS:  # resolve_experiment checks this first
+            raise ConfigError(f"unknown plot kind {kind!r}; known: {', '.join(PLOT_KINDS)}")
+        result = PLOT_KINDS[kind](plot, ok, out, spec)
+        if result:
+            name, what, text = result
+            drawn[what].append(name)
+            texts.append(text)
+    return texts, drawn
 
 
 def _meta(spec, rows, drawn, variant, overrides, summary) -> dict:

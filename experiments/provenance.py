@@ -1,21 +1,7 @@
 """Which code a result depends on: content hashes of the modules behind a cell.
 
-A stored (cell, repetition) is reused only while the code that produced it is unchanged
-(the idea of ``joblib.Memory``, which hashes a function's code). Here a cell depends on
-
-- the mechanism's module, the metrics' modules, the dataset loader's module and the runner's
-  seeding; for registries of small adapters (the views that turn a dataset into the truth a
-  metric compares with), only the one function used and what it imports;
-- every module of this project (or of the plugin's own package) that those import,
-  directly or not, found statically from their ``import`` statements, so a change to a
-  shared primitive (``privpub/noise.py``) recomputes every mechanism that uses it.
-
-Imports are followed by name: ``from privpub.data import load_dataset`` depends on the
-module that ``privpub/data/__init__.py`` takes ``load_dataset`` from, not on everything the
-package re-exports. A module's hash is the sha256 of its abstract syntax tree with
-docstrings removed: comments, docstrings and formatting are not code changes, anything else
-is. Third-party packages (numpy, scipy, ...) are not hashed; ``code_version`` (the git
-commit) is stored beside each row for those who want it.
+What is hashed, how imports are followed and what is left out: docs/design.md
+(Experiments: "Code-aware reuse").
 """
 
 from __future__ import annotations

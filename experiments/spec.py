@@ -1,48 +1,10 @@
-"""Experiment specs: from a Hydra config to a validated list of cells.
+"""Experiment specs: from an experiment config to a validated list of cells.
 
-An experiment (``conf/experiment/<paper>_<figure>.yaml``) declares datasets, mechanisms,
-a parameter grid, metrics, repetitions, plots, the paper's claims and per-scale defaults::
-
-    name: epasto2022_fig3c
-    paper: epasto2022
-    title: Jaccard similarity vs epsilon, edge-DP randomized response (Fig. 3c)
-    datasets: [sbm_epasto, adult_binary]          # names, or {name, <option>: ..., grid}
-    mechanisms:                                    # names, or {name, label, key, params, grid}
-      - randomized_response_edge
-    grid: {epsilon: [0.5, 1, 2, 4, 8]}             # swept for every mechanism taking it
-    metrics: [jaccard]
-    repetitions: 10
-    plots: [{x: epsilon, metric: jaccard}]
-    claims: [...]                                  # docs/claims.md
-    keep_releases: false                           # true: store each released vector too
-    scales:                                        # defaults per scale, over the above
-      smoke:
-        datasets: [sbm_small]
-        grid: {epsilon: [1, 4]}
-        repetitions: 2
-        mechanisms: {"RR (edge)": {params: {max_output_entries: 1000}}}   # patches by label
-
-**Precedence** (lowest first): the experiment's base (the paper's setting), then its scale
-block (a set of defaults: ``grid`` merged key by key, ``mechanisms`` patched entry by entry,
-any other key replaced), then the command line. A command-line override of an
-``experiment.<key>`` always wins, at every scale: ``experiment.grid.epsilon=[0.3]`` also
-beats a mechanism's or a dataset's own grid for epsilon. A scale block never replaces the
-mechanism list, so a mechanism added to the base list runs at every scale; a patch
-(``{<label or key>: {params, grid, label, drop}}``) adjusts or drops one entry. A list
-given on the command line (``experiment.mechanisms=[...]``) runs as given, unpatched; an
-edit of one entry (``experiment.mechanisms.<i>.label=...``, ``i`` counting the file's
-entries) beats its patch, and an entry the scale block drops runs when the command line
-edits it.
-
-A *cell* is one (dataset, mechanism, parameter values) combination; the runner runs each
-cell ``repetitions`` times. Command-line selections narrow or extend the grid:
-``dataset=<name>`` runs on that dataset, ``dataset.<option>=<v>`` sets an option of every
-dataset that has it, ``mechanism=<name>`` runs only that mechanism,
-``mechanism.<param>=<value>`` fixes a parameter for every selected mechanism that takes it,
-``add_mechanisms=[name, ...]`` adds mechanisms to the experiment's own.
-Everything is checked here, before anything runs: unknown names and keys, parameters a
-mechanism does not take, grid keys no mechanism takes, a dataset kind the mechanism does not
-accept, a metric that does not fit the mechanism's output, bad epsilon / k / depth, claims.
+:func:`resolve_experiment` layers the experiment file, its scale block and the command line
+(:mod:`experiments.precedence`), expands the grid into :class:`Cell` s and checks everything
+before anything runs. The experiment file's keys, cells, the precedence and the checks are
+described in docs/design.md (Experiments: "Experiment file", "Cell", "Precedence",
+"Command-line selection", "Grid parameters", "Checked before anything runs").
 """
 
 from __future__ import annotations
@@ -53,6 +15,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from experiments.precedence import DELETE, EXPERIMENT_KEYS, as_entry, as_list, layer_experiment
 from experiments.seeding import canonical, canonical_json, stable_hash
 from privpub.errors import ConfigError, PrivpubError
 from privpub.registry import get_mechanism, get_metric, has_view
@@ -63,6 +26,10 @@ __all__ = [
     "Cell",
     "ExperimentSpec",
     "resolve_experiment",
+    "noise_free_twins",
+    "plot_metrics",
+    "plot_file",
+    "PLOT_KINDS",
     "RESERVED_COLUMNS",
     "EXPERIMENT_KEYS",
     "SCALES",
@@ -77,23 +44,7 @@ RESERVED_COLUMNS = frozenset(
     "status error code_version code_hash written_at series role paper".split()
 )
 
-#: The keys an experiment file may have, and those a scale block may set.
-EXPERIMENT_KEYS = frozenset(
-    "name paper title figure datasets mechanisms grid metrics repetitions plots keep_releases "
-    "notes claims privacy noise_free cold scales".split()
-)
-_SCALE_KEYS = frozenset(
-    "datasets mechanisms grid metrics repetitions plots keep_releases noise_free cold".split()
-)
 _ENTRY_KEYS = frozenset("name label key params grid".split())
-_PATCH_KEYS = frozenset("label params grid drop".split())
-
-#: Marks a command-line deletion (``~experiment.<key>``) in ``overrides``.
-DELETE = object()
-
-#: Marks an entry its scale block drops; it stays in place until the command line's
-#: ``mechanisms.<i>`` edits (whose index is the experiment file's) have been applied.
-_DROPPED = "__dropped__"
 
 _EMPTY = inspect.Parameter.empty
 
@@ -220,156 +171,6 @@ class ExperimentSpec:
         return cls(**data)
 
 
-def _as_entry(item, what: str) -> dict:
-    if isinstance(item, str):
-        return {"name": item}
-    if isinstance(item, dict) and isinstance(item.get("name"), str):
-        return dict(item)
-    raise ConfigError(f"each {what} must be a name or a mapping with a 'name', got {item!r}")
-
-
-def _as_list(value, what: str) -> list:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    return [value]
-
-
-def _entry_key(entry: dict) -> str:
-    return str(entry.get("key") or entry.get("label") or entry["name"])
-
-
-def _patch_mechanisms(entries: list, patches, where: str, originals: list | None = None) -> list:
-    """Apply a scale block's ``mechanisms: {<key or label>: {params, grid, label, drop}}``.
-
-    ``originals``: the entries as the experiment file states them (the same length), which
-    name the entries for the patches when the command line relabelled one. Dropped entries
-    stay in place, marked :data:`_DROPPED`.
-    """
-    if not isinstance(patches, dict):
-        raise ConfigError(
-            f"{where}: a scale block patches mechanisms by label instead of replacing the "
-            "list, e.g. mechanisms: {Truncation: {grid: {theta: [4, 16]}}, Flowgraph: "
-            "{drop: true}}; a mechanism in the base list then runs at every scale"
-        )
-    entries = [_as_entry(e, "mechanism") for e in entries]
-    ids = entries
-    if originals is not None and len(originals) == len(entries):
-        ids = [_as_entry(e, "mechanism") for e in originals]
-    known = [_entry_key(e) for e in ids]
-    out = []
-    for key, patch in patches.items():
-        if str(key) not in known and not any(e["name"] == key for e in ids):
-            raise ConfigError(
-                f"{where}: mechanism patch {key!r} matches no entry; entries: {', '.join(known)}"
-            )
-        if not isinstance(patch, dict) or set(patch) - _PATCH_KEYS:
-            raise ConfigError(
-                f"{where}: the patch of {key!r} must be a mapping with keys from "
-                f"{', '.join(sorted(_PATCH_KEYS))}, got {patch!r}"
-            )
-    for entry, ident in zip(entries, ids, strict=True):
-        patch = patches.get(_entry_key(ident))
-        if patch is None and not ident.get("key") and not ident.get("label"):
-            patch = patches.get(ident["name"])
-        if patch is None:
-            out.append(entry)
-            continue
-        if patch.get("drop"):
-            out.append({**entry, _DROPPED: True})
-            continue
-        entry = dict(entry)
-        for part in ("params", "grid"):
-            if patch.get(part):
-                entry[part] = {**(entry.get(part) or {}), **patch[part]}
-        if patch.get("label"):
-            entry["label"] = patch["label"]
-        out.append(entry)
-    return out
-
-
-def _apply_scale(exp: dict, block: dict, where: str, originals: list | None = None) -> dict:
-    if not isinstance(block, dict):
-        raise ConfigError(f"{where}: a scale block must be a mapping, got {block!r}")
-    unknown = set(block) - _SCALE_KEYS
-    if unknown:
-        raise ConfigError(
-            f"{where}: a scale block cannot set {', '.join(sorted(unknown))}; it may set "
-            f"{', '.join(sorted(_SCALE_KEYS))}"
-        )
-    out = dict(exp)
-    for key, value in block.items():
-        if key == "grid":
-            out["grid"] = {**(out.get("grid") or {}), **(value or {})}
-        elif key == "mechanisms":
-            out["mechanisms"] = _patch_mechanisms(out.get("mechanisms") or [], value, where,
-                                                  originals)
-        else:
-            out[key] = value
-    return out
-
-
-def _set_path(node, path: tuple, value, where: str):
-    """Set (or delete, for :data:`DELETE`) ``node[path]``, creating mappings on the way."""
-    for i, part in enumerate(path[:-1]):
-        if isinstance(node, list):
-            node = node[int(part)]
-            continue
-        child = node.get(part)
-        if child is None:
-            child = node[part] = {}
-        elif isinstance(child, (dict, list)):
-            child = node[part] = (dict if isinstance(child, dict) else list)(child)
-        else:
-            raise ConfigError(f"{where}: cannot set {'.'.join(map(str, path))}: "
-                              f"{'.'.join(map(str, path[: i + 1]))} is not a mapping")
-        node = child
-    last = path[-1]
-    if isinstance(node, list):
-        node[int(last)] = value
-    elif value is DELETE:
-        node.pop(last, None)
-    else:
-        node[last] = value
-
-
-def _apply_overrides(exp: dict, overrides: dict, where: str) -> tuple[dict, set]:
-    """The command line's ``experiment.<path>=value`` over base + scale block; returns the
-    result and the grid keys the command line forces."""
-    out = {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v)
-           for k, v in exp.items()}
-    forced: set[str] = set()
-    for dotted, value in overrides.items():
-        path = tuple(str(dotted).split("."))
-        if path[0] == "scales":  # already merged in
-            continue
-        if path[0] not in EXPERIMENT_KEYS:
-            raise ConfigError(_unknown_key_message(path[0], where))
-        try:
-            _set_path(out, path, value, where)
-        except (IndexError, ValueError):
-            raise ConfigError(
-                f"{where}: cannot set {dotted}: {path[0]} has {len(out.get(path[0]) or [])} "
-                f"entry(ies) at this scale (the scale block's); replace the whole list instead "
-                f"(experiment.{path[0]}=[...])"
-            ) from None
-        if path[0] == "grid" and len(path) > 1:
-            forced.add(path[1])
-        elif path[0] == "grid" and isinstance(value, dict):
-            forced |= set(value)
-    return out, forced
-
-
-def _unknown_key_message(key: str, where: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(key, sorted(EXPERIMENT_KEYS), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return (f"{where}: unknown experiment key {key!r}{hint}; keys: "
-            f"{', '.join(sorted(EXPERIMENT_KEYS))}")
-
-
 #: Plot kinds an experiment may ask for (drawn by :data:`experiments.figures.PLOT_KINDS`).
 PLOT_KINDS = ("lines", "table", "ccdf", "tradeoff", "curve")
 
@@ -389,6 +190,22 @@ def plot_metrics(plot: dict) -> list[str]:
     if kind == "tradeoff":
         return [str(plot.get("x_metric")), str(plot.get("y_metric"))]
     return [str(plot.get("select"))]
+
+
+def plot_file(plot: dict) -> str:
+    """The file a plot is drawn into, in its figure directory: ``<name>.png`` (a table's
+    ``<name>.md``), with the default names :mod:`experiments.figures` gives."""
+    kind = plot.get("kind", "lines")
+    metric = str(plot.get("metric"))
+    default = {
+        "lines": f"{metric}_vs_{plot.get('x')}",
+        "curve": f"{metric}_curve",
+        "tradeoff": f"{plot.get('y_metric')}_vs_{plot.get('x_metric')}",
+        "ccdf": "ccdf",
+        "table": "table",
+    }.get(kind, kind)
+    name = str(plot.get("name") or default.replace("/", "_"))
+    return f"{name}.md" if kind == "table" else f"{name}.png"
 
 
 def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, where: str):
@@ -515,184 +332,22 @@ def resolve_experiment(
         given, without the scale block's patches; an entry the scale block drops runs when
         the command line edits it.
     """
-    if not isinstance(experiment, dict) or not experiment.get("name"):
-        raise ConfigError("the experiment config needs a 'name'")
-    name = str(experiment["name"])
+    layers = layer_experiment(experiment, scale=scale, overrides=overrides,
+                              file_mechanisms=file_mechanisms)
+    exp, name = layers.experiment, str(experiment["name"])
     where = f"experiment {name!r}"
-    unknown = [k for k in experiment if k not in EXPERIMENT_KEYS]
-    if unknown:
-        raise ConfigError(_unknown_key_message(unknown[0], where))
-    exp = dict(experiment)
-    scales = exp.pop("scales", None) or {}
-    if scale not in SCALES:
-        raise ConfigError(f"unknown scale {scale!r}; known scales: {', '.join(SCALES)}")
-    if not isinstance(scales, dict) or set(scales) - set(SCALES):
-        raise ConfigError(f"{where}: scales must map {', '.join(SCALES)} to defaults")
-    own_entries = [_as_entry(m, "mechanism") for m in _as_list(exp.get("mechanisms"), "")]
-    overrides = overrides or {}
-    block = dict(scales.get(scale) or {})
-    if "mechanisms" in overrides:  # the command line's own list: nothing left to patch
-        block.pop("mechanisms", None)
-    exp = _apply_scale(exp, block, f"{where}, scale {scale}", file_mechanisms)
-    exp, forced = _apply_overrides(exp, overrides, where)
-    edited = {int(p[1]) for p in (str(k).split(".") for k in overrides)
-              if p[0] == "mechanisms" and len(p) > 1 and p[1].isdigit()}
-    if isinstance(exp.get("mechanisms"), list):
-        exp["mechanisms"] = [
-            {k: v for k, v in e.items() if k != _DROPPED} if isinstance(e, dict) else e
-            for i, e in enumerate(exp["mechanisms"])
-            if i in edited or not (isinstance(e, dict) and e.get(_DROPPED))
-        ]
-    if exp.get("name") != name:
-        raise ConfigError(f"{where}: the name cannot be overridden")
-
-    # ---- datasets
-    datasets = [_as_entry(d, "dataset") for d in _as_list(exp.get("datasets"), "datasets")]
-    dataset_options = {k: v for k, v in (dataset or {}).items() if k != "name" and v is not None}
-    if dataset and dataset.get("name"):  # keeps the experiment's entry (e.g. its grid), if any
-        same = next((d for d in datasets if d["name"] == dataset["name"]), {})
-        datasets = [{**same, "name": dataset["name"], **dataset_options}]
-    elif dataset_options:
-        datasets = _set_dataset_options(datasets, dataset_options, where)
-    if not datasets:
-        raise ConfigError(f"{where} has no datasets")
-
-    # ---- mechanisms
-    entries = [_as_entry(m, "mechanism") for m in _as_list(exp.get("mechanisms"), "mechanisms")]
-    for entry in entries:
-        bad = set(entry) - _ENTRY_KEYS
-        if bad:
-            raise ConfigError(f"{where}: mechanism entry {entry['name']!r} has unknown key(s) "
-                              f"{', '.join(sorted(bad))}; keys: {', '.join(sorted(_ENTRY_KEYS))}")
-    fixed = {}
-    if mechanism:
-        chosen = mechanism.get("name")
-        fixed = {k: v for k, v in mechanism.items() if k != "name" and v is not None}
-        if chosen:
-            entries = [e for e in entries if e["name"] == chosen] or [{"name": chosen}]
-    entries += [_as_entry(m, "mechanism") for m in _as_list(add_mechanisms, "add_mechanisms")]
-    if not entries:
-        raise ConfigError(f"{where} has no mechanisms")
-
-    # ---- metrics
-    metric_names = [str(m) for m in _as_list(exp.get("metrics"), "metrics")]
-    plots = [dict(p) if isinstance(p, dict) else p for p in _as_list(exp.get("plots"), "plots")]
-    info_rows = sorted(
-        {
-            str(p[k])
-            for p in plots
-            if isinstance(p, dict)
-            for k in ("metric", "select")
-            if str(p.get(k, "")).startswith("info/")
-        }
-    )
-    if not metric_names and not info_rows:
-        raise ConfigError(f"{where} has no metrics (and plots no info/ rows)")
+    datasets = _select_datasets(exp, dataset, where)
+    entries, fixed = _select_mechanisms(exp, mechanism, add_mechanisms, where)
+    metric_names, plots, info_rows = _metrics_and_plots(exp, where)
     metric_infos = [get_metric(m) for m in metric_names]
-
-    try:
-        repetitions = check_positive_int(exp.get("repetitions", 1), "repetitions")
-    except PrivpubError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-
-    grid = exp.get("grid") or {}
-    if not isinstance(grid, dict):
-        raise ConfigError(f"{where}: grid must map parameters to lists of values, got {grid!r}")
-    grid = dict(grid)
-    _check_grid_keys(grid, forced, entries, own_entries, where)
-
-    from privpub.data import get_dataset_spec  # the data layer imports heavy loaders lazily
-
-    cells: list[Cell] = []
-    dataset_labels: dict[str, str] = {}
+    repetitions = _repetitions(exp, where)
+    grid = _grid(exp, where)
+    _check_grid_keys(grid, layers.forced, entries, layers.own, where)
+    sweep = _Sweep(grid, layers.forced, fixed, metric_infos, where)
+    cells, dataset_labels = [], {}
     for entry in entries:
-        info = get_mechanism(entry["name"])
-        label = str(entry.get("label") or info.name)
-        accepted = info.parameters
-        params = dict(entry.get("params") or {})
-        own_grid = dict(entry.get("grid") or {})
-        for key in [*params, *own_grid]:
-            if key not in accepted:
-                raise ConfigError(
-                    f"mechanism {info.name!r} has no parameter {key!r}; "
-                    f"its parameters: {', '.join(accepted) or '(none)'}"
-                )
-        sweep = {k: _as_list(v, k) for k, v in grid.items() if k in accepted}
-        sweep.update({k: _as_list(v, k) for k, v in own_grid.items() if k not in forced})
-        for key in forced & set(sweep):
-            params.pop(key, None)
-        for key in fixed:  # the command line wins over an entry's own grid
-            if key in accepted:
-                sweep[key] = [fixed[key]]
-                params.pop(key, None)
-        for key in [*params, *sweep]:
-            if key in RESERVED_COLUMNS:
-                raise ConfigError(f"parameter name {key!r} is reserved for a result column")
-            if key in sweep and not sweep[key]:
-                raise ConfigError(f"{where}: the grid of {key!r} is empty")
-        required = [
-            k for k, d in accepted.items() if d is _EMPTY and k not in params and k not in sweep
-        ]
-        if required:
-            raise ConfigError(
-                f"mechanism {info.name!r} needs {', '.join(required)}: give it in the "
-                f"experiment's grid or on the command line (e.g. mechanism.{required[0]}=1.0)"
-            )
-        for metric in metric_infos:
-            if info.output_kind not in metric.kinds:
-                raise ConfigError(
-                    f"metric {metric.name!r} does not fit mechanism {info.name!r}: the metric "
-                    f"takes {', '.join(metric.kinds)} releases, the mechanism outputs "
-                    f"{info.output_kind}"
-                )
-        for ds in datasets:
-            spec = get_dataset_spec(ds["name"])
-            if spec.kind != info.input_kind:
-                raise ConfigError(
-                    f"mechanism {info.name!r} takes {info.input_kind} input but dataset "
-                    f"{spec.name!r} is a {spec.kind}"
-                )
-            if not has_view(spec.kind, info.output_kind):
-                raise ConfigError(
-                    f"metrics on {info.output_kind} releases of {info.name!r} cannot be "
-                    f"computed for dataset {spec.name!r} ({spec.kind})"
-                )
-            options = {k: v for k, v in ds.items() if k not in ("name", "label", "grid")}
-            unknown = set(options) - set(spec.options)
-            if unknown:
-                raise ConfigError(
-                    f"dataset {spec.name!r} has no option {', '.join(sorted(unknown))}; "
-                    f"its options: {', '.join(spec.options) or '(none)'}"
-                )
-            # options at their defaults are left out, so that `dataset=<name>` on the
-            # command line (whose YAML lists every default) names the same cells
-            options = {
-                k: v for k, v in options.items() if canonical(v) != canonical(spec.defaults[k])
-            }
-            if ds.get("label"):  # presentation: "UNC28 (stand-in for Russia)"
-                dataset_labels[f"{spec.name}|{canonical_json(options)}"] = str(ds["label"])
-            ds_sweep = dict(sweep)
-            for key, values in (ds.get("grid") or {}).items():
-                if key in accepted and key not in fixed and key not in forced:
-                    ds_sweep[key] = _as_list(values, key)
-            keys = sorted(ds_sweep)
-            for values in itertools.product(*(ds_sweep[k] for k in keys)):
-                point = {**params, **dict(zip(keys, values, strict=True))}
-                for key, value in point.items():
-                    _check_param(key, value, f"mechanism {info.name!r}", info.privacy)
-                try:
-                    cell = Cell(spec.name, canonical(options), info.name, label, canonical(point),
-                                defaults=_defaults_of(info, point), seeds_of=info.seeds_of)
-                except TypeError as exc:
-                    raise ConfigError(f"{where}: {exc}") from None
-                cells.append(cell)
-
-    unused = set(fixed) - {k for e in entries for k in get_mechanism(e["name"]).parameters}
-    if unused:
-        raise ConfigError(
-            f"no selected mechanism takes {', '.join(sorted(unused))} "
-            f"(mechanisms: {', '.join(dict.fromkeys(e['name'] for e in entries))})"
-        )
+        cells += _entry_cells(entry, datasets, sweep, dataset_labels)
+    _check_fixed_taken(fixed, entries)
     seen = set()
     unique = [c for c in cells if not (c.cell_id in seen or seen.add(c.cell_id))]
     if exp.get("noise_free", True):
@@ -705,22 +360,197 @@ def resolve_experiment(
 
     claims = parse_claims(exp.get("claims") or [], where=where, plots=plots)
     return ExperimentSpec(
-        name=name,
-        scale=scale,
-        cells=unique,
-        metrics=metric_names,
-        repetitions=repetitions,
-        paper=exp.get("paper"),
-        title=str(exp.get("title") or ""),
-        plots=plots,
-        notes=str(exp.get("notes") or ""),
-        keep_releases=keep_releases,
-        info_rows=info_rows,
-        claims=claims,
-        privacy=exp.get("privacy") or _main_privacy(own_entries or entries),
-        dataset_labels=dataset_labels,
-        cold=bool(exp.get("cold", False)),
+        name=name, scale=scale, cells=unique, metrics=metric_names, repetitions=repetitions,
+        paper=exp.get("paper"), title=str(exp.get("title") or ""), plots=plots,
+        notes=str(exp.get("notes") or ""), keep_releases=keep_releases, info_rows=info_rows,
+        claims=claims, privacy=exp.get("privacy") or _main_privacy(layers.own or entries),
+        dataset_labels=dataset_labels, cold=bool(exp.get("cold", False)),
     )
+
+
+def _repetitions(exp: dict, where: str) -> int:
+    try:
+        return check_positive_int(exp.get("repetitions", 1), "repetitions")
+    except PrivpubError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _grid(exp: dict, where: str) -> dict:
+    grid = exp.get("grid") or {}
+    if not isinstance(grid, dict):
+        raise ConfigError(f"{where}: grid must map parameters to lists of values, got {grid!r}")
+    return dict(grid)
+
+
+def _select_datasets(exp: dict, dataset: dict | None, where: str) -> list[dict]:
+    """The experiment's dataset entries after the command line's ``dataset=`` selection."""
+    datasets = [as_entry(d, "dataset") for d in as_list(exp.get("datasets"))]
+    dataset_options = {k: v for k, v in (dataset or {}).items() if k != "name" and v is not None}
+    if dataset and dataset.get("name"):  # keeps the experiment's entry (e.g. its grid), if any
+        same = next((d for d in datasets if d["name"] == dataset["name"]), {})
+        datasets = [{**same, "name": dataset["name"], **dataset_options}]
+    elif dataset_options:
+        datasets = _set_dataset_options(datasets, dataset_options, where)
+    if not datasets:
+        raise ConfigError(f"{where} has no datasets")
+    return datasets
+
+
+def _select_mechanisms(exp: dict, mechanism: dict | None, add_mechanisms, where: str):
+    """The mechanism entries after the command line's ``mechanism=`` selection and
+    ``add_mechanisms``, and the parameters ``mechanism.<param>=v`` fixes."""
+    entries = [as_entry(m, "mechanism") for m in as_list(exp.get("mechanisms"))]
+    for entry in entries:
+        bad = set(entry) - _ENTRY_KEYS
+        if bad:
+            raise ConfigError(f"{where}: mechanism entry {entry['name']!r} has unknown key(s) "
+                              f"{', '.join(sorted(bad))}; keys: {', '.join(sorted(_ENTRY_KEYS))}")
+    fixed = {}
+    if mechanism:
+        chosen = mechanism.get("name")
+        fixed = {k: v for k, v in mechanism.items() if k != "name" and v is not None}
+        if chosen:
+            entries = [e for e in entries if e["name"] == chosen] or [{"name": chosen}]
+    entries += [as_entry(m, "mechanism") for m in as_list(add_mechanisms)]
+    if not entries:
+        raise ConfigError(f"{where} has no mechanisms")
+    return entries, fixed
+
+
+def _metrics_and_plots(exp: dict, where: str) -> tuple[list[str], list, list[str]]:
+    """The metric names, the plots and the ``info/<key>`` rows the plots draw."""
+    metric_names = [str(m) for m in as_list(exp.get("metrics"))]
+    plots = [dict(p) if isinstance(p, dict) else p for p in as_list(exp.get("plots"))]
+    info_rows = sorted(
+        {
+            str(p[k])
+            for p in plots
+            if isinstance(p, dict)
+            for k in ("metric", "select")
+            if str(p.get(k, "")).startswith("info/")
+        }
+    )
+    if not metric_names and not info_rows:
+        raise ConfigError(f"{where} has no metrics (and plots no info/ rows)")
+    return metric_names, plots, info_rows
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """What every mechanism entry is expanded against."""
+
+    grid: dict  # the experiment's grid (after its scale block and the command line)
+    forced: set  # grid keys the command line sets: they beat entry and dataset grids
+    fixed: dict  # mechanism.<param>=v of the command line
+    metrics: list  # the MetricInfo of every metric
+    where: str
+
+
+def _entry_cells(entry: dict, datasets: list[dict], sweep: _Sweep, labels: dict) -> list[Cell]:
+    """The cells of one mechanism entry on every dataset (``labels`` collects the datasets'
+    presentation labels)."""
+    info = get_mechanism(entry["name"])
+    label = str(entry.get("label") or info.name)
+    params, grid = _entry_grid(entry, info, sweep)
+    for metric in sweep.metrics:
+        if info.output_kind not in metric.kinds:
+            raise ConfigError(
+                f"metric {metric.name!r} does not fit mechanism {info.name!r}: the metric "
+                f"takes {', '.join(metric.kinds)} releases, the mechanism outputs "
+                f"{info.output_kind}"
+            )
+    from privpub.data import get_dataset_spec  # the data layer imports heavy loaders lazily
+
+    cells = []
+    for ds in datasets:
+        spec = get_dataset_spec(ds["name"])
+        options = _dataset_options(info, ds, spec)
+        if ds.get("label"):  # presentation: "UNC28 (stand-in for Russia)"
+            labels[f"{spec.name}|{canonical_json(options)}"] = str(ds["label"])
+        ds_grid = dict(grid)
+        for key, values in (ds.get("grid") or {}).items():
+            if key in info.parameters and key not in sweep.fixed and key not in sweep.forced:
+                ds_grid[key] = as_list(values)
+        keys = sorted(ds_grid)
+        for values in itertools.product(*(ds_grid[k] for k in keys)):
+            point = {**params, **dict(zip(keys, values, strict=True))}
+            for key, value in point.items():
+                _check_param(key, value, f"mechanism {info.name!r}", info.privacy)
+            try:
+                cell = Cell(spec.name, canonical(options), info.name, label, canonical(point),
+                            defaults=_defaults_of(info, point), seeds_of=info.seeds_of)
+            except TypeError as exc:
+                raise ConfigError(f"{sweep.where}: {exc}") from None
+            cells.append(cell)
+    return cells
+
+
+def _entry_grid(entry: dict, info, sweep: _Sweep) -> tuple[dict, dict]:
+    """An entry's fixed parameters and the values it sweeps: the experiment's grid for the
+    parameters the mechanism takes, then the entry's own grid, then the command line."""
+    accepted = info.parameters
+    params = dict(entry.get("params") or {})
+    own_grid = dict(entry.get("grid") or {})
+    for key in [*params, *own_grid]:
+        if key not in accepted:
+            raise ConfigError(
+                f"mechanism {info.name!r} has no parameter {key!r}; "
+                f"its parameters: {', '.join(accepted) or '(none)'}"
+            )
+    grid = {k: as_list(v) for k, v in sweep.grid.items() if k in accepted}
+    grid.update({k: as_list(v) for k, v in own_grid.items() if k not in sweep.forced})
+    for key in sweep.forced & set(grid):
+        params.pop(key, None)
+    for key in sweep.fixed:  # the command line wins over an entry's own grid
+        if key in accepted:
+            grid[key] = [sweep.fixed[key]]
+            params.pop(key, None)
+    for key in [*params, *grid]:
+        if key in RESERVED_COLUMNS:
+            raise ConfigError(f"parameter name {key!r} is reserved for a result column")
+        if key in grid and not grid[key]:
+            raise ConfigError(f"{sweep.where}: the grid of {key!r} is empty")
+    required = [k for k, d in accepted.items() if d is _EMPTY and k not in params and k not in grid]
+    if required:
+        raise ConfigError(
+            f"mechanism {info.name!r} needs {', '.join(required)}: give it in the "
+            f"experiment's grid or on the command line (e.g. mechanism.{required[0]}=1.0)"
+        )
+    return params, grid
+
+
+def _dataset_options(info, ds: dict, spec) -> dict:
+    """A dataset entry's options, checked against the mechanism and the dataset; options at
+    their defaults are left out, so that ``dataset=<name>`` on the command line (whose YAML
+    lists every default) names the same cells."""
+    if spec.kind != info.input_kind:
+        raise ConfigError(
+            f"mechanism {info.name!r} takes {info.input_kind} input but dataset "
+            f"{spec.name!r} is a {spec.kind}"
+        )
+    if not has_view(spec.kind, info.output_kind):
+        raise ConfigError(
+            f"metrics on {info.output_kind} releases of {info.name!r} cannot be "
+            f"computed for dataset {spec.name!r} ({spec.kind})"
+        )
+    options = {k: v for k, v in ds.items() if k not in ("name", "label", "grid")}
+    unknown = set(options) - set(spec.options)
+    if unknown:
+        raise ConfigError(
+            f"dataset {spec.name!r} has no option {', '.join(sorted(unknown))}; "
+            f"its options: {', '.join(spec.options) or '(none)'}"
+        )
+    return {k: v for k, v in options.items() if canonical(v) != canonical(spec.defaults[k])}
+
+
+def _check_fixed_taken(fixed: dict, entries: list[dict]) -> None:
+    """A ``mechanism.<param>=v`` that no selected mechanism takes is an error."""
+    unused = set(fixed) - {k for e in entries for k in get_mechanism(e["name"]).parameters}
+    if unused:
+        raise ConfigError(
+            f"no selected mechanism takes {', '.join(sorted(unused))} "
+            f"(mechanisms: {', '.join(dict.fromkeys(e['name'] for e in entries))})"
+        )
 
 
 def noise_free_twins(cells: list[Cell]) -> list[Cell]:

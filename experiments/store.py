@@ -1,17 +1,8 @@
 """The result store: tidy rows in parquet part files under one directory.
 
-Each flush writes a new part file (``part-<time>-<pid>-<random>.parquet``, written to a
-temporary name and renamed, so a crash never leaves half a file). Several processes — the
-jobs of a Hydra multirun, say — can write to the same store at once.
-
-A *task* is one repetition of one cell under one base seed: ``(cell, base_seed, rep)``.
-Each attempt at a task writes all its rows (one per metric, or one error / skipped row)
-with one ``written_at`` stamp; reading keeps, per task, the rows of its latest attempt
-only, so a recomputed task supersedes the old one entirely (a success supersedes a
-recorded failure, and a failure after a code change supersedes the stale success). Every
-row carries ``code_hash`` (:mod:`experiments.provenance`): the runner reuses a task only
-while its code is unchanged. ``code.json`` beside the parts maps each code hash to the
-per-module hashes, so a rerun can say which file changed.
+:class:`ResultStore` reads and writes them, :class:`StoreWriter` streams a run's rows into
+one. Their layout and reading rules are in docs/design.md (Experiments: "Store",
+"Code-aware reuse"); the columns are :mod:`privpub.results`'.
 """
 
 from __future__ import annotations
@@ -34,6 +25,7 @@ from privpub.results import (
 
 __all__ = [
     "ResultStore",
+    "StoreWriter",
     "COLUMN_ORDER",
     "RELEASE_METRIC",
     "TASK_KEY",
@@ -175,3 +167,25 @@ class ResultStore:
         tmp = self.root / f".code-{uuid.uuid4().hex[:8]}.tmp"
         tmp.write_text(json.dumps(known, sort_keys=True))
         os.replace(tmp, self._code_file)
+
+
+class StoreWriter:
+    """Rows written to a :class:`ResultStore` as they come, one part file at most every
+    ``flush_seconds``: a crash or Ctrl-C loses at most the last few seconds of work."""
+
+    def __init__(self, store: ResultStore, *, flush_seconds: float = 5.0):
+        self.store = store
+        self.flush_seconds = flush_seconds
+        self._buffer: list[dict] = []
+        self._last_flush = time.monotonic()
+
+    def add(self, rows: list[dict]) -> None:
+        """Buffer ``rows``; write the buffer when the last write is ``flush_seconds`` old."""
+        self._buffer.extend(rows)
+        if time.monotonic() - self._last_flush > self.flush_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is buffered (nothing when it is empty)."""
+        self.store.write(self._buffer)
+        self._buffer, self._last_flush = [], time.monotonic()

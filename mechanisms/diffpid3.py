@@ -15,52 +15,16 @@ The three variants differ only in the split choice (line 12 of Algorithm 2):
     information gain ``Delta IG = log2(N + 1) + 1 / ln 2`` (``N`` the size of the input
     table, public by assumption as in [FS10]), Gini ``Delta = 2``.
 ``local_diffpid3``   the local dampening mechanism (Definition 3.8) with the element local
-    sensitivity at distance ``t`` (IG: Lemmas 5.5-5.6; Gini: see below), bounded by the
+    sensitivity at distance ``t`` (IG: Lemmas 5.5-5.6; Gini: ours, below), bounded by the
     global sensitivity (Lemma 3.5).
 ``shifted_local_diffpid3``  the shifted local dampening mechanism (Definition 4.3), the
     ``s -> inf`` limit in closed form (:mod:`privpub.dampening`).
 
-Utilities (all logarithms base 2), from the contingency counts ``tau_jc`` of the node's
-records (value ``j`` of attribute ``A``, class ``c``), ``tau_j = sum_c tau_jc``:
-
-- ``IG(T, A) = -tau H(C | A) = sum_j sum_c tau_jc log(tau_jc / tau_j)`` (Eq. 1; the paper's
-  Eq. 2 prints the opposite sign, which would prefer the *worst* split; ``H_C(T)`` is the
-  same for every attribute and dropped).
-- ``Gini(T, A) = -sum_j tau_j (1 - sum_c (tau_jc / tau_j)^2)`` ([FS10]).
-
-Element local sensitivity of IG (Lemma 5.5): adding a record ``(j, c)`` changes IG by
-``f(a) - f(b)`` and removing one by ``g(b) - g(a)`` (``a = tau_j``, ``b = tau_jc``), with
-``f(x) = (x + 1) log(x + 1) - x log x`` and ``g(x) = -f(x - 1)``. At distance ``t``
-(Lemma 5.6) the paper's Candidates algorithm (Algorithm 3) enumerates the pairs
-``(a + t - 2i, b - i)``, ``0 <= i <= min(t, b)``: ``i`` removals of ``(j, c)`` records and
-``t - i`` additions of ``(j, not c)`` records. :func:`ig_element_sensitivity` evaluates the
-same maximum in O(1) per pair: along ``i``, ``f(a + t - 2i) - f(b - i)`` is monotone (its
-derivative has the sign of ``A (a + t - 2b) - B`` with ``A = a + t - 2i >= B = b - i``, whose
-sign does not depend on ``i``), so the maximum is at ``i = 0`` or ``i = min(t, b)``, and the
-removal term ``f(a' - 1) - f(b' - 1)`` likewise at ``i = 0`` or ``min(t, b - 1)``. A test
-checks this against the literal Candidates algorithm, and the admissibility of the result
-by brute force over small tables and all their neighbours. We drop Algorithm 3's condition
-``a < tau`` on additions: under add/remove neighbours ``tau_j`` can exceed ``tau``, and with
-the condition the function is not admissible (a test gives the witness).
-
-Gini (the paper omits its local sensitivity, Sec 5.2): adding ``(j, c)`` changes Gini by
-``a / (a + 1) ((1 - p_c)^2 + sum_{c' != c} p_c'^2) <= 2 a / (a + 1)`` (``p = tau_j. / a``),
-so ``delta^Gini(T, t, A) = 2 (m + t) / (m + t + 1)`` with ``m = max_j tau_j`` is admissible
-(tested by brute force). It tends to ``Delta = 2`` only in the limit, so the shifted
-mechanism uses the convergent limit of the penalty differences, ``P(A) = -2 H_m``
-(``H_m`` the harmonic number).
-
-Continuous attributes (Sec 5.2: "We discretize the continuous attributes") are cut into
-``n_bins`` equal-width bins over their *public* schema domain (no budget spent); ordinal and
-categorical attributes use their schema domain, every value a child (empty ones too, so the
-tree's shape does not reveal which values occur).
-
-Implementation: the split choice of a node (utilities, dampened utilities or penalties of
-all candidate attributes, from one pass over its records) runs compiled and gives the same
-bits as the numpy formulas of this module and :func:`privpub.dampening.dampen` (the same
-logarithms from tables, the same summation orders), so a seed gives the same tree as the
-plain implementation the tests keep as a reference. The cross-validation of Fig. 6 refits
-on folds cut from one encoding of the table (:meth:`PrivateDecisionTree.encode_table`).
+The utilities (information gain, Gini), their element local sensitivities at distance
+``t`` (our O(1) form of the Candidates algorithm and why it drops the condition ``a < tau``;
+Gini's, which the paper omits), the public binning of continuous attributes and the
+compiled split choice are explained in docs/design.md, "farias2021: local dampening"
+(DiffPID3). The table encoding is :mod:`privpub.encoding`.
 
 References
 ----------
@@ -75,7 +39,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from numba import njit
 from scipy.special import digamma, xlogy
 
@@ -86,6 +49,7 @@ from privpub.dampening import (
     local_dampening,
     shifted_local_dampening,
 )
+from privpub.encoding import EncodedTable, TableEncoder
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import exponential_mechanism, laplace_mechanism
@@ -97,9 +61,7 @@ from privpub.validation import check_depth, check_epsilon, check_positive_int, c
 __all__ = [
     "CRITERIA",
     "VARIANTS",
-    "EncodedTable",
     "PrivateDecisionTree",
-    "TableEncoder",
     "diffpid3",
     "global_diffpid3",
     "local_diffpid3",
@@ -275,7 +237,7 @@ def _ig_deltas(a, b, ts, table):  # pragma: no cover - compiled
 def ig_element_sensitivity(counts, t) -> np.ndarray:
     """``LS^IG(T, t, A)`` (Lemma 5.6) for the contingency counts of attribute ``A``, at every
     distance in ``t`` (an int array): the max over values, classes and the candidates of
-    Algorithm 3 of ``h(a, b) = max(f(a) - f(b), g(b) - g(a))`` (see the module docstring)."""
+    Algorithm 3 of ``h(a, b) = max(f(a) - f(b), g(b) - g(a))`` (docs/design.md, DiffPID3)."""
     a, b = _pairs(counts)
     t = np.atleast_1d(np.asarray(t, dtype=np.int64))
     _, table, _ = _tables(int(a.max(initial=0)) + int(t.max(initial=0)) + 3)
@@ -533,136 +495,6 @@ def _gini_penalties(m) -> np.ndarray:
 def gini_penalty(counts) -> float:
     """``-2 H_m``: ``sum_t (2 - delta^Gini(t))`` minus the common divergent ``sum_t 2/(t+1)``."""
     return float(_gini_penalties(_counts(counts).sum(axis=1).max(initial=0.0)))
-
-
-# --------------------------------------------------------------------------- encoding
-def _domain_codes(col: pd.Series, domain) -> np.ndarray:
-    """Position of every value of ``col`` in ``domain`` (-1 if absent): what
-    ``pd.Index(domain).get_indexer`` gives on the values as Python objects, looked up once
-    per category of a categorical column, and by integer arithmetic for an integer column
-    and an integer domain (converting whole columns to objects dominated the refits of the
-    cross-validation)."""
-    index = pd.Index(list(domain))
-    dtype = col.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        lut = index.get_indexer(np.asarray(dtype.categories, dtype=object))
-        codes = col.cat.codes.to_numpy()
-        return np.where(codes >= 0, lut[codes], -1).astype(np.int64)
-    if (isinstance(dtype, np.dtype) and dtype.kind in "iu" and len(col)
-            and index.dtype == np.int64 and index.is_unique):
-        v = col.to_numpy()
-        lo, hi = int(v.min()), int(v.max())
-        if hi - lo <= 1 << 16 and lo > -(1 << 62) and hi < 1 << 62:
-            dom = index.to_numpy()
-            inside = (dom >= lo) & (dom <= hi)
-            lut = np.full(hi - lo + 1, -1, dtype=np.int64)
-            lut[dom[inside] - lo] = np.flatnonzero(inside)
-            return lut[v.astype(np.int64) - lo]
-    return index.get_indexer(np.asarray(col, dtype=object)).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class TableEncoder:
-    """Public encoding of a table's attributes as integer codes (schema domains, equal-width
-    bins for numeric attributes)."""
-
-    features: tuple[str, ...]
-    sizes: tuple[int, ...]
-    kinds: tuple[str, ...]
-    domains: tuple[tuple, ...]
-    class_attribute: str
-    classes: tuple
-    n_bins: int
-
-    @classmethod
-    def from_schema(cls, schema, n_bins: int) -> TableEncoder:
-        if schema.class_attribute is None:
-            raise PrivpubError("a decision tree needs a table whose schema names a class "
-                               "attribute")
-        cls_attr = schema[schema.class_attribute]
-        if cls_attr.kind == "numeric" or not cls_attr.domain:
-            raise PrivpubError(
-                f"class attribute {cls_attr.name!r} needs a public discrete domain"
-            )
-        feats, sizes, kinds, domains = [], [], [], []
-        for a in schema.attributes:
-            if a.name == schema.class_attribute:
-                continue
-            if a.kind == "numeric":
-                lo, hi = (float(v) for v in a.domain)
-                if not hi > lo:
-                    raise PrivpubError(f"numeric attribute {a.name!r} needs a domain (lo, hi)")
-                size = n_bins
-            else:
-                if not a.domain:
-                    raise PrivpubError(f"attribute {a.name!r} needs a public domain")
-                size = len(a.domain)
-            feats.append(a.name)
-            sizes.append(size)
-            kinds.append(a.kind)
-            domains.append(tuple(a.domain))
-        if not feats:
-            raise PrivpubError("the table has no attribute besides the class")
-        return cls(tuple(feats), tuple(sizes), tuple(kinds), tuple(domains),
-                   schema.class_attribute, tuple(cls_attr.domain), n_bins)
-
-    def _codes(self, col, kind, domain, size, name, raw_numeric=False):
-        if kind == "numeric":
-            lo, hi = (float(v) for v in domain)
-            x = np.asarray(col, dtype=np.float64)
-            if not np.isfinite(x).all():
-                raise PrivpubError(f"numeric attribute {name!r} has missing values")
-            if raw_numeric:
-                return x
-            return np.clip(np.floor((x - lo) / (hi - lo) * size), 0, size - 1).astype(np.int64)
-        codes = _domain_codes(col, domain)
-        if (codes < 0).any():
-            raise PrivpubError(f"attribute {name!r} has values outside its domain (or missing)")
-        return codes
-
-    def encode(self, table: Table, *, raw_numeric: bool = False):
-        """``(X, y)``: an int64 code matrix (rows x features) and class indices.
-
-        ``raw_numeric``: numeric attributes keep their values (a float64 matrix) instead of
-        their bin codes, for a learner that cuts them itself (the diffprivlib tree)."""
-        if not isinstance(table, Table):
-            raise PrivpubError(f"expected a Table, got {type(table).__name__}")
-        df = table.data
-        missing = [c for c in (*self.features, self.class_attribute) if c not in df.columns]
-        if missing:
-            raise PrivpubError(f"table lacks columns {missing}")
-        x = np.empty((len(df), len(self.features)),
-                     dtype=np.float64 if raw_numeric else np.int64)
-        for i, (name, kind, dom, size) in enumerate(
-            zip(self.features, self.kinds, self.domains, self.sizes, strict=True)
-        ):
-            x[:, i] = self._codes(df[name], kind, dom, size, name, raw_numeric)
-        y = self._codes(df[self.class_attribute], "categorical", self.classes,
-                        len(self.classes), self.class_attribute)
-        return x, y
-
-
-@dataclass(frozen=True, eq=False)
-class EncodedTable:
-    """A table encoded once by ``encoder``: the code matrix ``x`` and class indices ``y``.
-
-    :meth:`PrivateDecisionTree.refit` and :meth:`PrivateDecisionTree.predict` take it in
-    place of a :class:`Table`; ``take(rows)`` cuts a subset of records, the same codes as
-    encoding the subset (the encoding is row by row). The cross-validation of
-    ``accuracy_cv_learner`` cuts its folds from it (farias2021 Sec 6.2).
-    """
-
-    encoder: TableEncoder
-    x: np.ndarray
-    y: np.ndarray
-
-    @property
-    def n_rows(self) -> int:
-        return int(self.y.size)
-
-    def take(self, rows) -> EncodedTable:
-        """The records ``rows`` (indices) of this table."""
-        return EncodedTable(self.encoder, self.x[rows], self.y[rows])
 
 
 # --------------------------------------------------------------------------- the tree

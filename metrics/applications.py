@@ -11,8 +11,7 @@ friends. sala2011 Fig 8 shows "the portion of the nodes flooded with spam as we 
 the number of malicious spammers": ``k`` compromised nodes, drawn uniformly at random, can
 reach every node within two hops; the value is the share of the ``n - k`` other nodes
 reached, averaged over :data:`RE_RUNS` draws; ``k`` runs over
-:data:`RE_COMPROMISED` (capped at ``n``). The 2-hop rule follows RE's friend-of-friend
-whitelists; the paper does not spell it out.
+:data:`RE_COMPROMISED` (capped at ``n``).
 
 Influence maximisation (``influence_ic``, ``influence_wc``, ``influence_lt``)
 ----------------------------------------------------------------------------
@@ -31,15 +30,15 @@ end (seeds included), by :data:`MC_RUNS` Monte Carlo runs (compiled, numba) of
 
 Deviation metrics (``reliable_email_deviation``, ``influence_deviation_{ic,wc,lt}``) compare
 the release's curve with the truth's: the largest relative gap ``|ours(k) / truth(k) - 1|``
-over the curve's points (for RE, from 10 compromised nodes on, where 200 draws give a
-noise floor below 3%; for influence, the numbers of seeds below both graphs' node counts).
-The truth's curve is computed once per process with seed 0. A deviation metric draws from
-its curve metric's random stream (``register_metric(stream=...)``), so the release's curve
-it compares is the very curve the curve metric stores, and is computed once per release
-(:func:`_release_curve`), whichever of the two metrics a run asks for.
+over the curve's points (for RE, from :data:`RE_DEVIATION_MIN_K` compromised nodes on; for
+influence, the numbers of seeds below both graphs' node counts). The truth's curve is
+computed once per process with seed 0. A deviation metric draws from its curve metric's
+random stream (``register_metric(stream=...)``), so the release's curve it compares is the
+very curve the curve metric stores, computed once per release (:func:`_release_curve`).
 
-sala2011 used the authors' code, which we do not have; the
-parameters above are the KDD 2009 paper's.
+Where the paper is silent (the 2-hop rule, the range of ``k``, the parameters, taken from
+the KDD 2009 paper since sala2011's code is not available): docs/design.md (sala2011) and
+the notes of ``conf/experiment/sala2011_fig8.yaml`` and ``sala2011_fig9.yaml``.
 
 References
 ----------

@@ -38,20 +38,9 @@ graph, the truth the original):
 ``graph_max_degree``
 ===============================  ===================================================  ======
 
-Sampled average path length
----------------------------
-With ``S`` sources drawn uniformly (with replacement) and a full BFS from each, the estimate
-is ``sum_s D_s / sum_s R_s`` (``D_s`` the sum of distances from ``s``, ``R_s`` the number of
-nodes it reaches), consistent for the mean over connected pairs; on a connected graph it is
-the mean of ``S`` i.i.d. per-source averages ``a_s in [1, diam]``, so by Hoeffding
-``|error| <= (diam - 1) sqrt(ln(2 / delta) / (2 S))`` with probability ``1 - delta``, and by
-the CLT the error is about ``sd(a_s) / sqrt(S)``, the reported standard error (delta
-method). With ``S = 1000`` it is about 1% of the APL on web-NotreDame, whose per-source
-averages are widely spread (``benchmarks/bench_sala2011.py``), and smaller on the others.
-The truth's APL is estimated once per process with a fixed seed (0) and
-``4 * APL_SOURCES`` sources. The BFS runs 64 sources per traversal
-(:func:`distance_statistics`; exactly the distances of one BFS per source, 3x faster on
-web-NotreDame and 7x on UNC28, ``benchmarks/bench_sala2011.py --parts apl``).
+The sampled APL's estimator and error bound, and why these choices: docs/design.md
+(sala2011) and the notes of ``conf/experiment/sala2011_fig7.yaml``. The BFS runs 64 sources
+per traversal (:func:`distance_statistics`; exactly the distances of one BFS per source).
 
 References
 ----------

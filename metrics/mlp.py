@@ -2,47 +2,16 @@
 
 epasto2022 Fig. 4 scores every release by "a 1-layer, 10-hidden unit network with RELU
 activation nodes" trained on it (Appendix D); :func:`metrics.binary_classification.
-accuracy_mlp_binary` used ``sklearn.neural_network.MLPClassifier(hidden_layer_sizes=(10,),
-activation="relu")`` for that. On Adult's 30,162 x 99 sparse 0/1 matrix one fit took ~6.7 s,
-nearly all of it scikit-learn's Python overhead per minibatch (151 minibatches of 200 rows
-per epoch, 132 epochs). :func:`fit_mlp_binary` is **the same algorithm** (scikit-learn 1.9.1,
-``solver="adam"``, every other parameter at its default) for exactly this case, with the
-minibatches of one epoch run by one numba kernel.
-
-What is replicated, step by step (``sklearn/neural_network/_multilayer_perceptron.py``,
-``_stochastic_optimizers.py``, ``_base.py``; ``sklearn/utils/_indexing.py``):
-
-* **Random stream.** ``rs = np.random.RandomState(seed)`` (``check_random_state``); nothing
-  else draws from it before the initialisation (the label binarizer and the input checks do
-  not; ``early_stopping=False`` means no validation split). Glorot-uniform initialisation,
-  ``_init_coef``: for layer 0 (``n_features -> H``) then layer 1 (``H -> 1``),
-  ``coef = rs.uniform(-b, b, (fan_in, fan_out))`` then ``intercept = rs.uniform(-b, b,
-  fan_out)`` with ``b = sqrt(6 / (fan_in + fan_out))`` (factor 6 for ReLU, used for the
-  output layer too). Every epoch, ``shuffle(sample_idx, random_state=rs)``, i.e.
-  ``perm = np.arange(n); rs.shuffle(perm); sample_idx = sample_idx[perm]`` (cumulative
-  across epochs), in Python with the same calls.
-* **Minibatches.** ``batch_size = min(200, n)``; ``gen_batches``: consecutive slices of
-  ``sample_idx``, the last one shorter.
-* **Forward.** ``hidden = relu(X_b @ W0 + b0)`` (``X_b @ W0`` summed over each row's stored
-  entries in order, starting from 0, as scipy's ``csr_matvecs``), ``out = expit(hidden @ W1
-  + b1)``.
-* **Loss** (``binary_log_loss``): ``p`` clipped to ``[eps, 1 - eps]`` (``eps`` of float64),
-  ``-(sum_i [y_i log p_i + (1 - y_i) log(1 - p_i)]) / n_b`` with numpy's pairwise summation,
-  plus ``(0.5 * alpha) * (|W0|^2 + |W1|^2) / n_b``; the epoch's loss is
-  ``sum_b loss_b * n_b / n``.
-* **Gradients.** ``d1 = out - y``; ``grad W1 = (hidden.T @ d1 + alpha W1) / n_b``;
-  ``grad b1 = sum(d1) / n_b`` (pairwise); ``d0 = d1 @ W1.T``, zeroed where ``hidden == 0``;
-  ``grad W0 = (X_b.T @ d0 + alpha W0) / n_b`` (accumulated over the batch's rows in order,
-  as scipy's ``csc_matvecs``); ``grad b0 = sum(d0, axis=0) / n_b`` (sequential over rows).
-* **Adam** (``lr 1e-3, beta_1 0.9, beta_2 0.999, epsilon 1e-8``), per minibatch,
-  ``t += 1``: ``m = beta_1 m + (1 - beta_1) g``; ``v = beta_2 v + (1 - beta_2) g**2``;
-  ``lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)`` (computed in Python with the same
-  expression); ``param += (-lr_t * m) / (sqrt(v) + epsilon)``. L2 ``alpha = 1e-4``.
-* **Stopping** (``tol = 1e-4``, ``n_iter_no_change = 10``, ``max_iter``): after each epoch,
-  ``count += 1`` if ``loss > best_loss - tol`` else ``count = 0``; ``best_loss =
-  min(best_loss, loss)``; stop when ``count > n_iter_no_change``.
-* **Prediction.** ``expit(relu(X @ W0 + b0) @ W1 + b1) > 0.5`` with the very numpy / scipy
-  operations scikit-learn uses (so the same weights give the same labels).
+accuracy_mlp_binary` fits it with :func:`fit_mlp_binary`: **the same algorithm** as
+``sklearn.neural_network.MLPClassifier(hidden_layer_sizes=(10,), activation="relu")``
+(scikit-learn 1.9.1, ``solver="adam"``, every other parameter at its default), with the
+minibatches of one epoch run by one numba kernel (:func:`_epoch`). Each function's
+docstring says which steps of ``sklearn/neural_network/_multilayer_perceptron.py``,
+``_stochastic_optimizers.py``, ``_base.py`` and ``sklearn/utils/_indexing.py`` it
+replicates: the random stream and initialisation (:func:`_init_weights`), the epochs,
+minibatches and stopping rule (:func:`_train`), the forward pass, loss and gradients
+(:func:`_epoch`), Adam (:func:`_adam_step`) and the prediction
+(:meth:`MLPBinary.predict_proba`). The speed-up (10x on Adult): docs/timings.md.
 
 **Not bit for bit.** Three sums are BLAS calls in scikit-learn (``hidden @ W1``, ``hidden.T
 @ d1``, and ``np.dot(W, W)`` in the L2 term), whose summation order depends on the OpenBLAS
@@ -56,13 +25,6 @@ same ``n_iter`` and predictions (``metrics/tests/test_mlp.py``). On Adult (seed 
 132 epochs, the largest coefficient difference is 7e-16 and no test prediction differs.
 Stored values other than 1 enter as products ``a * w``, which scipy may compute with a fused
 multiply-add on some builds; for 0/1 data (``a = 1``) the sparse sums are exact replicas.
-
-**Speed.** On Adult one fit takes 0.62 s against scikit-learn's 6.3 s (same machine). One
-kernel call runs an epoch: it first copies the epoch's rows contiguously (one pass of random
-reads, as ``X[batch_idx]`` does), then makes one pass per row for the forward pass and every
-gradient, summing the hidden units in registers; the Adam update vectorises. What remains in
-Python per epoch is scikit-learn's own ``RandomState.shuffle`` (~10% of the time), which has
-to stay to keep the random stream.
 
 References
 ----------
@@ -127,7 +89,9 @@ class MLPBinary:
 
     def predict_proba(self, x) -> np.ndarray:
         """Probability of class 1 for every row of ``x`` (sparse or dense, ``n_features``
-        columns), computed as scikit-learn's ``_forward_pass_fast``."""
+        columns), computed as scikit-learn's ``_forward_pass_fast``: ``expit(relu(X @ W0 +
+        b0) @ W1 + b1)`` with the very numpy / scipy operations scikit-learn uses (so the
+        same weights give the same labels)."""
         x = _as_csr(x)
         if x.shape[1] != self.n_features:
             raise PrivpubError(
@@ -165,7 +129,11 @@ def _as_csr(x) -> sp.csr_array:
 def _adam_step(param, acc, m, v, lr, alpha, n_b, beta_1, beta_2, epsilon):
     """Finish the gradient of a flat parameter array, ``g = (acc + alpha * param) / n_b``
     (``g = acc / n_b`` when ``alpha`` is None: intercepts), apply one Adam update in
-    scikit-learn's order of operations, and reset ``acc`` to 0 for the next minibatch."""
+    scikit-learn's order of operations, and reset ``acc`` to 0 for the next minibatch.
+
+    Adam (``lr 1e-3, beta_1 0.9, beta_2 0.999, epsilon 1e-8``): ``m = beta_1 m + (1 -
+    beta_1) g``; ``v = beta_2 v + (1 - beta_2) g**2``; ``param += (-lr_t * m) / (sqrt(v) +
+    epsilon)``, ``lr_t`` computed by :func:`_train`. L2 ``alpha = 1e-4``."""
     c1 = 1 - beta_1
     c2 = 1 - beta_2
     for q in range(param.size):
@@ -232,9 +200,22 @@ def _epoch(indptr, indices, data, binary, y, order, batch_size, lrs, w0, b0, w1,
 
     ``w1`` and every moment are passed flat. One pass over the batch's rows computes the
     forward pass and accumulates every gradient: each accumulator adds the rows in batch
-    order, as scikit-learn's products do (see the module docstring). ``binary``: every
-    stored entry is 1, so the value array is neither copied nor read (``a = 1.0``).
-    Hidden units are summed in registers, in blocks of 8, then 2, then 1 (same order).
+    order, as scikit-learn's products do. ``binary``: every stored entry is 1, so the value
+    array is neither copied nor read (``a = 1.0``). Hidden units are summed in registers,
+    in blocks of 8, then 2, then 1 (same order). Replicated, per minibatch of ``n_b`` rows:
+
+    * **Forward.** ``hidden = relu(X_b @ W0 + b0)`` (``X_b @ W0`` summed over each row's
+      stored entries in order, starting from 0, as scipy's ``csr_matvecs``), ``out =
+      expit(hidden @ W1 + b1)``.
+    * **Loss** (``binary_log_loss``): ``p`` clipped to ``[eps, 1 - eps]`` (``eps`` of
+      float64), ``-(sum_i [y_i log p_i + (1 - y_i) log(1 - p_i)]) / n_b`` with numpy's
+      pairwise summation, plus ``(0.5 * alpha) * (|W0|^2 + |W1|^2) / n_b``; the epoch's loss
+      is ``sum_b loss_b * n_b / n``.
+    * **Gradients.** ``d1 = out - y``; ``grad W1 = (hidden.T @ d1 + alpha W1) / n_b``;
+      ``grad b1 = sum(d1) / n_b`` (pairwise); ``d0 = d1 @ W1.T``, zeroed where ``hidden ==
+      0``; ``grad W0 = (X_b.T @ d0 + alpha W0) / n_b`` (accumulated over the batch's rows in
+      order, as scipy's ``csc_matvecs``); ``grad b0 = sum(d0, axis=0) / n_b`` (sequential
+      over rows).
     """
     n = order.size
     n_features, n_hidden = w0.shape
@@ -360,7 +341,8 @@ def _epoch(indptr, indices, data, binary, y, order, batch_size, lrs, w0, b0, w1,
 
 
 def _init_coef(rs: np.random.RandomState, fan_in: int, fan_out: int):
-    """scikit-learn's ``_init_coef`` for ``activation="relu"`` (Glorot, factor 6)."""
+    """scikit-learn's ``_init_coef`` for ``activation="relu"``: Glorot-uniform with factor
+    6 (used for the output layer too), the coefficients drawn before the intercepts."""
     init_bound = np.sqrt(6.0 / (fan_in + fan_out))
     coef = rs.uniform(-init_bound, init_bound, (fan_in, fan_out))
     intercept = rs.uniform(-init_bound, init_bound, fan_out)
@@ -402,11 +384,34 @@ def fit_mlp_binary(x, y01, *, hidden: int = 10, max_iter: int = 200, seed: int) 
     """
     hidden = check_positive_int(hidden, "hidden")
     max_iter = check_positive_int(max_iter, "max_iter")
+    seed = _check_seed(seed)
+    m, y = _check_data(x, y01)
+    rs = np.random.RandomState(seed)
+    weights = _init_weights(rs, m.shape[1], hidden)
+    loss_curve = _train(m, y, weights, rs, max_iter)
+    w0, b0, w1, b1 = weights
+    if not all(np.isfinite(a).all() for a in (w0, b0, w1, b1)):
+        raise PrivpubError("the fit produced non-finite weights")
+    for a in (w0, b0, w1, b1):
+        a.setflags(write=False)
+    curve = np.array(loss_curve)
+    curve.setflags(write=False)
+    return MLPBinary(coefs=(w0, w1), intercepts=(b0, b1), n_iter=len(loss_curve),
+                     loss_curve=curve)
+
+
+def _check_seed(seed) -> int:
+    """``seed`` as an int in ``[0, 2**32)`` (``np.random.RandomState``'s range)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise PrivpubError(f"seed must be an integer, got {seed!r}")
     seed = int(seed)
     if not 0 <= seed < 2**32:
         raise PrivpubError(f"seed must lie in [0, 2**32), got {seed}")
+    return seed
+
+
+def _check_data(x, y01) -> tuple[sp.csr_array, np.ndarray]:
+    """``x`` as float64 CSR and ``y01`` as float64 0/1 labels, one per row, checked."""
     m = _as_csr(x)
     n, n_features = m.shape
     if n == 0 or n_features == 0:
@@ -419,20 +424,48 @@ def fit_mlp_binary(x, y01, *, hidden: int = 10, max_iter: int = 200, seed: int) 
     y = y.astype(np.float64)
     if n_features > np.iinfo(np.int32).max:
         raise PrivpubError(f"x has too many columns ({n_features})")
+    if not np.isfinite(m.data).all():
+        raise PrivpubError("x holds NaN or infinite values")
+    return m, y
+
+
+def _init_weights(rs: np.random.RandomState, n_features: int, hidden: int) -> tuple:
+    """``(W0, b0, W1, b1)``, scikit-learn's initialisation from ``rs``.
+
+    ``rs = np.random.RandomState(seed)`` (``check_random_state``); nothing else draws from
+    it before the initialisation (the label binarizer and the input checks do not;
+    ``early_stopping=False`` means no validation split). :func:`_init_coef` for layer 0
+    (``n_features -> H``) then layer 1 (``H -> 1``). ``W1`` is C-contiguous, so the kernel
+    updates it through a flat view.
+    """
+    w0, b0 = _init_coef(rs, n_features, hidden)
+    w1, b1 = _init_coef(rs, hidden, 1)
+    return w0, b0, np.ascontiguousarray(w1), b1
+
+
+def _train(m: sp.csr_array, y: np.ndarray, weights: tuple, rs: np.random.RandomState,
+           max_iter: int) -> list[float]:
+    """Run the epochs of scikit-learn's ``_fit_stochastic`` on ``weights`` (updated in
+    place); returns the loss curve.
+
+    Every epoch, ``shuffle(sample_idx, random_state=rs)``, i.e. ``perm = np.arange(n);
+    rs.shuffle(perm); sample_idx = sample_idx[perm]`` (cumulative across epochs), in Python
+    with the same calls (about 10% of the time, kept to keep the random stream); the
+    minibatches are consecutive slices of ``sample_idx`` of ``batch_size = min(200, n)``
+    rows, the last one shorter (``gen_batches``). Adam's step ``t += 1`` per minibatch, with
+    ``lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)`` computed in Python with the same
+    expression. Stopping (``tol = 1e-4``, ``n_iter_no_change = 10``, ``max_iter``): after
+    each epoch, ``count += 1`` if ``loss > best_loss - tol`` else ``count = 0``; ``best_loss
+    = min(best_loss, loss)``; stop when ``count > n_iter_no_change``.
+    """
+    w0, b0, w1, b1 = weights
+    n = m.shape[0]
     indptr = m.indptr.astype(np.int64)
     indices = m.indices.astype(np.int32)
     data = np.ascontiguousarray(m.data, dtype=np.float64)
-    if not np.isfinite(data).all():
-        raise PrivpubError("x holds NaN or infinite values")
     binary = bool(np.all(data == 1.0))
-
-    rs = np.random.RandomState(seed)
-    w0, b0 = _init_coef(rs, n_features, hidden)
-    w1, b1 = _init_coef(rs, hidden, 1)
-    w1 = np.ascontiguousarray(w1)
     w1_flat = w1.reshape(-1)  # a view: the kernel updates w1 through it
     moments = [np.zeros(a.size) for a in (w0, w0, b0, b0, w1, w1, b1, b1)]
-
     batch_size = min(MAX_BATCH, n)
     n_batches = -(-n // batch_size)
     sample_idx = np.arange(n, dtype=int)
@@ -462,11 +495,4 @@ def fit_mlp_binary(x, y01, *, hidden: int = 10, max_iter: int = 200, seed: int) 
             best_loss = loss
         if no_improvement > N_ITER_NO_CHANGE:
             break
-    if not all(np.isfinite(a).all() for a in (w0, b0, w1, b1)):
-        raise PrivpubError("the fit produced non-finite weights")
-    for a in (w0, b0, w1, b1):
-        a.setflags(write=False)
-    curve = np.array(loss_curve)
-    curve.setflags(write=False)
-    return MLPBinary(coefs=(w0, w1), intercepts=(b0, b1), n_iter=len(loss_curve),
-                     loss_curve=curve)
+    return loss_curve

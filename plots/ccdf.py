@@ -1,15 +1,6 @@
-"""CCDFs of stored degree releases: day2016 Fig. 4 ("the distributions with median error out
-of 30 runs at epsilon = 1").
-
-An experiment with ``keep_releases: true`` stores every released degree histogram (or
-sequence) and each dataset's truth (:mod:`experiments.store`). A plot entry::
-
-    - {kind: ccdf, select: l1, where: {epsilon: 1}, logx: true, logy: true}
-
-draws, per dataset panel, the true CCDF and, per series, the CCDF of the repetition whose
-``select`` metric is the median over repetitions (the lower median for an even count).
-``Pr[K >= k]`` is computed from the stored vector: negative counts clipped to 0, normalised.
-Only stored releases are read; nothing is re-run.
+"""CCDFs (or CDFs) of stored degree releases, the median-error repetition per series
+(day2016 Fig. 4, sala2011 Fig. 5). The plot kind and its choices: ``docs/design.md``
+("Plot kinds").
 """
 
 from __future__ import annotations
@@ -21,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from privpub.errors import ConfigError
-from privpub.results import RELEASE_METRIC, decode_vector
+from privpub.results import RELEASE_METRIC, decode_vector, select_rows
 
 __all__ = ["ccdf", "median_releases", "plot_ccdf"]
 
@@ -58,7 +49,6 @@ def median_releases(
     Returns a frame with columns ``dataset_label, series, rep, error, vector`` plus the
     truth of each dataset (``series == "truth"``, ``error`` NaN).
     """
-    from plots.lines import filter_rows
     from plots.series import add_series
     from plots.series import best_over as keep_best
 
@@ -68,7 +58,7 @@ def median_releases(
     scores = frame[frame["metric"] == select]
     if scores.empty:
         raise ConfigError(f"a ccdf plot selects by metric {select!r}, which has no results")
-    scores = filter_rows(scores, where)
+    scores = select_rows(scores, where, empty="keep")
     if best_over:
         scores = keep_best(scores, best_over, higher_is_better=False)
     scores = add_series(scores, x="__none__")
@@ -124,29 +114,10 @@ def plot_ccdf(
                                    min_width=0)
     handles = {}
     for ax, panel in zip(axes, panels, strict=False):
-        sub = picked[picked["dataset_label"] == panel]
-        for _, row in sub.iterrows():
-            k, p = ccdf(row["vector"], kind=kind)
-            if cumulative == "cdf":  # Pr[K <= k] = 1 - Pr[K >= k + 1]
-                k, p = np.concatenate([[0], k]), 1.0 - np.concatenate([p, [0.0]])
-            keep = p > 0 if logy else np.ones(len(p), dtype=bool)
-            if row["series"] == "truth":
-                (h,) = ax.plot(k[keep], p[keep], color="black", linewidth=2.0, label="true")
-                handles["true"] = h
-                continue
-            color, marker = styles[row["series"]]
-            name = legend_names.get(row["series"], row["series"])
-            (h,) = ax.plot(
-                k[keep],
-                p[keep],
-                color=color,
-                marker=marker,
-                markevery=0.1,
-                markersize=4,
-                linewidth=1.2,
-                label=name,
-            )
-            handles[name] = h
+        for _, row in picked[picked["dataset_label"] == panel].iterrows():
+            _draw_curve(ax, row, handles, kind=kind, cumulative=cumulative, logy=logy,
+                        style=None if row["series"] == "truth" else styles[row["series"]],
+                        name=legend_names.get(row["series"], row["series"]))
         if logx:
             ax.set_xscale("log")
         if logy:
@@ -168,3 +139,29 @@ def plot_ccdf(
     if title:
         fig.suptitle(title)
     return save_figure(fig, out_stem)
+
+
+def _draw_curve(ax, row, handles: dict, *, kind: str, cumulative: str, logy: bool, style,
+                name: str):
+    """One stored release's CCDF (or CDF) in a panel: the truth in black, a series in its
+    colour and marker (``style``); its legend handle goes into ``handles``."""
+    k, p = ccdf(row["vector"], kind=kind)
+    if cumulative == "cdf":  # Pr[K <= k] = 1 - Pr[K >= k + 1]
+        k, p = np.concatenate([[0], k]), 1.0 - np.concatenate([p, [0.0]])
+    keep = p > 0 if logy else np.ones(len(p), dtype=bool)
+    if style is None:
+        (h,) = ax.plot(k[keep], p[keep], color="black", linewidth=2.0, label="true")
+        handles["true"] = h
+        return
+    color, marker = style
+    (h,) = ax.plot(
+        k[keep],
+        p[keep],
+        color=color,
+        marker=marker,
+        markevery=0.1,
+        markersize=4,
+        linewidth=1.2,
+        label=name,
+    )
+    handles[name] = h

@@ -1,19 +1,6 @@
-"""Line plots of a metric against a parameter, one panel per dataset, from tidy results.
-
-The result store gives one row per (experiment, dataset, mechanism, parameters, rep,
-metric) with columns ``experiment, dataset, mechanism, series, <one column per parameter>,
-rep, seed, metric, value, seconds, peak_mb, privacy, status``. These functions only read and
-aggregate such rows (mean over repetitions, with the standard deviation or the standard error
-as error bars); they never recompute a result. Rows whose ``status`` is not ``"ok"`` are
-ignored.
-
-A series (hue value) whose rows all have no ``x`` value (NaN, e.g. a non-private reference
-that takes no epsilon) is drawn as a horizontal dashed line at its mean, like the "original
-data" and "majority vote" yardsticks of qardaji2012 Fig. 3.
-
-Figures are drawn on :class:`matplotlib.figure.Figure` objects with the Agg canvas, never
-through ``pyplot``: nothing is displayed, nothing global is touched, and the same call gives
-the same files (the PDF creation date is not stored).
+"""Line plots of a metric against a parameter, one panel per dataset, from tidy results
+(:mod:`privpub.results`), and the same means as a summary table. How figures are drawn and
+why: ``docs/design.md`` ("Plot kinds", "Drawing").
 """
 
 from __future__ import annotations
@@ -33,7 +20,6 @@ from privpub.errors import PrivpubError
 
 __all__ = [
     "aggregate",
-    "filter_rows",
     "lines_figure",
     "plot_lines",
     "save_figure",
@@ -44,43 +30,6 @@ __all__ = [
 
 _ERRORS = tuple(ERROR_KINDS)
 _ONE = "__all__"  # stand-in column when panel or hue is None
-
-
-def _matches(series: pd.Series, wanted) -> np.ndarray:
-    """Rows of ``series`` equal to ``wanted`` (numbers compared as numbers, else as text)."""
-    try:
-        number = float(wanted)
-    except (TypeError, ValueError):
-        return (series.astype(str) == str(wanted)).to_numpy()
-    numeric = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
-    return np.isclose(numeric, number, rtol=1e-12, atol=0.0)
-
-
-_COMPARISON = re.compile(r"^\s*(>=|<=|!=|==|>|<)\s*(-?[0-9.eE+-]+)\s*$")
-_COMPARE = {">=": np.greater_equal, "<=": np.less_equal, "!=": np.not_equal,
-            "==": np.equal, ">": np.greater, "<": np.less}
-
-
-def filter_rows(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
-    """The rows of ``df`` whose columns match ``where`` (e.g. ``{"epsilon": 1}``): a value,
-    a list of accepted values, or a comparison such as ``">= 0.5"``. A column that is absent
-    is an error; rows where it is empty (a mechanism that does not take the parameter, e.g.
-    the original data in a sub-figure of one epsilon) are kept, as reference lines."""
-    for key, wanted in (where or {}).items():
-        if key not in df.columns:
-            raise PrivpubError(f"'where' names {key!r}, which no result has")
-        options = wanted if isinstance(wanted, (list, tuple)) else [wanted]
-        mask = df[key].isna().to_numpy().copy()
-        for option in options:
-            found = _COMPARISON.match(option) if isinstance(option, str) else None
-            if found:
-                numeric = pd.to_numeric(df[key], errors="coerce").to_numpy(dtype=float)
-                with np.errstate(invalid="ignore"):
-                    mask |= _COMPARE[found.group(1)](numeric, float(found.group(2)))
-            else:
-                mask |= _matches(df[key], option)
-        df = df[mask]
-    return df
 
 
 def _prepare(df: pd.DataFrame, *, x: str, metric: str, hue: str | None, panel: str | None):
@@ -134,7 +83,7 @@ def aggregate(
     Parameters
     ----------
     df : DataFrame
-        Tidy results (see the module docstring). Rows with ``status != "ok"`` and
+        Tidy results (:mod:`privpub.results`). Rows with ``status != "ok"`` and
         non-finite values are dropped.
     x, metric, hue, panel : str
         Columns (``metric`` is a value of the ``metric`` column). ``hue`` or ``panel`` None
@@ -216,20 +165,9 @@ def lines_figure(
     agg = aggregate(df, x=x, metric=metric, hue=hue, panel=panel)
     panels = _order(agg["panel"])
     hues = _order(agg["hue"])
-    x_numeric = pd.api.types.is_numeric_dtype(agg["x"])
-    if not x_numeric:
-        x_levels = _order(agg["x"].dropna())
-        positions = {v: i for i, v in enumerate(x_levels)}
-        if logx:
-            raise PrivpubError(f"logx needs numeric {x!r} values, got {x_levels}")
-    elif logx and (agg["x"].dropna() <= 0).any():
-        raise PrivpubError(f"logx needs {x!r} > 0, got {sorted(agg['x'].dropna().unique())}")
-
+    levels = _x_levels(agg, x, logx)
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, height=3.3)
-    width = fig.get_figwidth()
-
     style = series_styles(map(str, hues), memory=style_memory)
-    style = {h: style[str(h)] for h in hues}
     legend_names = legend_names or {}
     linestyles = {str(k): v for k, v in (linestyles or {}).items()}  # a run may draw a subset
     handles: dict[str, object] = {}
@@ -239,60 +177,22 @@ def lines_figure(
             line = sub[sub["hue"] == h]
             if line.empty:
                 continue
-            color, marker = style[h]
             label = metric if hue is None else str(legend_names.get(h, h))
-            ref = line["x"].isna()
-            if ref.all():  # a series without x: a reference level
-                handles[label] = ax.axhline(
-                    float(np.average(line["mean"], weights=line["n"])),
-                    color=color,
-                    linestyle="--",
-                    linewidth=1.2,
-                    label=label,
-                )
-                continue
-            line = line[~ref].sort_values("x", key=(None if x_numeric else _level_key(positions)))
-            xs = line["x"].to_numpy(dtype=float) if x_numeric else line["x"].map(positions)
-            if error == "range":  # lowest and highest repetition (day2016 Fig. 8)
-                mean = line["mean"].to_numpy()
-                yerr = np.vstack([mean - line["min"].to_numpy(), line["max"].to_numpy() - mean])
-            else:
-                yerr = None if error is None else line[error].to_numpy()
-            cont = ax.errorbar(
-                np.asarray(xs, dtype=float),
-                line["mean"].to_numpy(),
-                yerr=yerr,
-                color=color,
-                marker=marker,
-                markersize=5,
-                linewidth=1.4,
-                linestyle=linestyles.get(str(h), "-"),
-                capsize=3,
-                label=label,
-            )
-            handles.setdefault(label, cont)
-        for i, (name, level) in enumerate((reference_lines or {}).items()):
-            handles[name] = ax.axhline(
-                float(level),
-                color=str(0.25 + 0.2 * (i % 3)),
-                linestyle=(0, (4, 2 + i)),
-                linewidth=1.0,
-                label=name,
-            )
-        if logx:
-            ax.set_xscale("log")
-        if logy and (sub["mean"] > 0).any():  # a log axis needs a positive value to show
-            ax.set_yscale("log")
-        if not x_numeric:
-            ax.set_xticks(range(len(x_levels)), [str(v) for v in x_levels])
-        if panel is not None:
-            # names (datasets) stand alone; numbers need their parameter: "k = 8"
-            numeric = isinstance(pval, (int, float, np.number)) and not isinstance(pval, bool)
-            ax.set_title(f"{panel} = {pval}" if numeric else str(pval))
-        ax.set_xlabel(xlabel if xlabel is not None else x)
-        ax.set_ylabel(ylabel if ylabel is not None else metric)
-        ax.grid(True, which="major", alpha=0.3)
+            _draw_line(ax, line, handles, label=label, style=style[str(h)],
+                       linestyle=linestyles.get(str(h), "-"), error=error, levels=levels)
+        _draw_references(ax, reference_lines, handles)
+        _dress_panel(ax, sub, pval, panel=panel, logx=logx, logy=logy, levels=levels,
+                     xlabel=xlabel if xlabel is not None else x,
+                     ylabel=ylabel if ylabel is not None else metric)
     n_reps = int(agg["n"].max()) if len(agg) else None
+    _legend_and_title(fig, main, handles, f"mean over repetitions; {error_label(error, n_reps)}",
+                      title)
+    return fig
+
+
+def _legend_and_title(fig: Figure, main, handles: dict, legend_title: str, title: str | None):
+    """One legend for all panels, below them, and the figure's title wrapped to its width."""
+    width = fig.get_figwidth()
     if handles:
         main.legend(
             list(handles.values()),
@@ -300,7 +200,7 @@ def lines_figure(
             loc="outside lower center",
             ncols=min(len(handles), max(1, int(width // 3.2))),
             frameon=False,
-            title=f"mean over repetitions; {error_label(error, n_reps)}",
+            title=legend_title,
             title_fontsize="small",
         )
     if title:
@@ -310,7 +210,86 @@ def lines_figure(
                 for line in str(title).split("\n")
             )
         )
-    return fig
+
+
+def _x_levels(agg: pd.DataFrame, x: str, logx: bool) -> list | None:
+    """The x values in order when they are not numbers (drawn at 0, 1, ...); None for a
+    numeric axis. A log axis needs positive numbers."""
+    if not pd.api.types.is_numeric_dtype(agg["x"]):
+        levels = _order(agg["x"].dropna())
+        if logx:
+            raise PrivpubError(f"logx needs numeric {x!r} values, got {levels}")
+        return levels
+    if logx and (agg["x"].dropna() <= 0).any():
+        raise PrivpubError(f"logx needs {x!r} > 0, got {sorted(agg['x'].dropna().unique())}")
+    return None
+
+
+def _draw_line(ax, line: pd.DataFrame, handles: dict, *, label: str, style, linestyle: str,
+               error: str | None, levels: list | None):
+    """One series in one panel: its means with error bars, or, when it has no x value, a
+    dashed reference level at its mean; its legend handle goes into ``handles``."""
+    color, marker = style
+    ref = line["x"].isna()
+    if ref.all():  # a series without x: a reference level
+        handles[label] = ax.axhline(
+            float(np.average(line["mean"], weights=line["n"])),
+            color=color,
+            linestyle="--",
+            linewidth=1.2,
+            label=label,
+        )
+        return
+    positions = None if levels is None else {v: i for i, v in enumerate(levels)}
+    line = line[~ref].sort_values("x", key=(None if levels is None else _level_key(positions)))
+    xs = line["x"].to_numpy(dtype=float) if levels is None else line["x"].map(positions)
+    if error == "range":  # lowest and highest repetition (day2016 Fig. 8)
+        mean = line["mean"].to_numpy()
+        yerr = np.vstack([mean - line["min"].to_numpy(), line["max"].to_numpy() - mean])
+    else:
+        yerr = None if error is None else line[error].to_numpy()
+    cont = ax.errorbar(
+        np.asarray(xs, dtype=float),
+        line["mean"].to_numpy(),
+        yerr=yerr,
+        color=color,
+        marker=marker,
+        markersize=5,
+        linewidth=1.4,
+        linestyle=linestyle,
+        capsize=3,
+        label=label,
+    )
+    handles.setdefault(label, cont)
+
+
+def _draw_references(ax, reference_lines: dict | None, handles: dict):
+    """Horizontal lines at given levels (e.g. a majority vote), grey, dashed differently."""
+    for i, (name, level) in enumerate((reference_lines or {}).items()):
+        handles[name] = ax.axhline(
+            float(level),
+            color=str(0.25 + 0.2 * (i % 3)),
+            linestyle=(0, (4, 2 + i)),
+            linewidth=1.0,
+            label=name,
+        )
+
+
+def _dress_panel(ax, sub: pd.DataFrame, pval, *, panel, logx, logy, levels, xlabel, ylabel):
+    """A panel's scales, ticks, title, axis labels and grid."""
+    if logx:
+        ax.set_xscale("log")
+    if logy and (sub["mean"] > 0).any():  # a log axis needs a positive value to show
+        ax.set_yscale("log")
+    if levels is not None:
+        ax.set_xticks(range(len(levels)), [str(v) for v in levels])
+    if panel is not None:
+        # names (datasets) stand alone; numbers need their parameter: "k = 8"
+        numeric = isinstance(pval, (int, float, np.number)) and not isinstance(pval, bool)
+        ax.set_title(f"{panel} = {pval}" if numeric else str(pval))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", alpha=0.3)
 
 
 def panel_figure(n: int, notes: list[str] | None = None, *, ncols: int | None = None,
@@ -418,30 +397,37 @@ def summary_table(
 
     if error not in _ERRORS:
         raise PrivpubError(f"error must be one of {list(_ERRORS)}, got {error!r}")
-
-    def cell(row) -> str:
-        mean = f"{row['mean']:.{digits}g}"
-        if row["n"] < 2 or error is None:
-            return mean
-        if error == "range":
-            return f"{mean} [{row['min']:.{digits}g}, {row['max']:.{digits}g}]"
-        return f"{mean} ± {row[error]:.2g}"
-
     agg = agg.assign(
-        cell=agg.apply(cell, axis=1), x=agg["x"].astype(object).where(agg["x"].notna(), "-")
+        cell=agg.apply(_summary_cell, axis=1, digits=digits, error=error),
+        x=agg["x"].astype(object).where(agg["x"].notna(), "-"),
     )
     table = agg.pivot(index=["panel", "hue"], columns="x", values="cell")
-    cols = [c for c in table.columns if c != "-"]
-    try:
-        cols = sorted(cols)
-    except TypeError:
-        cols = sorted(cols, key=str)
-    if "-" in table.columns:
-        cols.append("-")
-    table = table[cols].fillna("")
+    table = table[_x_columns(table.columns)].fillna("")
     table.columns = [f"{c:g}" if isinstance(c, float) else str(c) for c in table.columns]
     table.index = table.index.set_names([panel or "panel", hue or "series"])
     if panel is None:  # a single panel needs no index level of its own
         table = table.droplevel(0)
     table.columns.name = x
     return table
+
+
+def _summary_cell(row, *, digits: int, error: str | None) -> str:
+    """One cell of :func:`summary_table`: ``mean ± error`` (``mean [min, max]``)."""
+    mean = f"{row['mean']:.{digits}g}"
+    if row["n"] < 2 or error is None:
+        return mean
+    if error == "range":
+        return f"{mean} [{row['min']:.{digits}g}, {row['max']:.{digits}g}]"
+    return f"{mean} ± {row[error]:.2g}"
+
+
+def _x_columns(columns) -> list:
+    """The x values in increasing order, ``"-"`` (series without x) last."""
+    cols = [c for c in columns if c != "-"]
+    try:
+        cols = sorted(cols)
+    except TypeError:
+        cols = sorted(cols, key=str)
+    if "-" in columns:
+        cols.append("-")
+    return cols

@@ -1,15 +1,8 @@
-"""Shaping stored rows into drawn series: names, panels, best-of choices, styles, marks.
-
-Every figure kind uses these, so a series looks the same wherever it is drawn:
-
-- :func:`add_series` names the lines (the mechanism's label plus every parameter that varies
-  for it other than the x axis, ``RPS (depth=5)``) and the panels (:func:`dataset_label`);
-- :func:`best_over` keeps the best value of a parameter (day2016's Truncation);
-- :func:`series_styles` gives each series a colour and marker that it keeps in every figure
-  of its experiment, whatever else is drawn beside it;
-- :func:`legend_marks` says in the legend what a reader must know: a privacy notion other
-  than the figure's (``[edge-DP]``, ``[not private]``) and a caveat (``†``, with the caveat as
-  a footnote).
+"""Shaping stored rows into drawn series, used by every figure kind so that a series looks
+the same wherever it is drawn: its name (:func:`add_series`), panel (:func:`dataset_label`),
+best-of choice (:func:`best_over`), colour and marker (:func:`series_styles`) and legend
+marks (:func:`legend_marks`). What a figure says and why: ``docs/design.md`` ("What a
+figure says").
 """
 
 from __future__ import annotations

@@ -31,8 +31,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from plots.lines import _matches, filter_rows
 from privpub.errors import ConfigError
+from privpub.results import condition_mask, select_rows
 
 __all__ = [
     "paper_table",
@@ -123,38 +123,16 @@ def table_cells(
     sub = frame[frame["metric"] != "release"]
     if metrics is not None:
         sub = sub[sub["metric"].isin(list(metrics))]
-    sub = filter_rows(sub, where)
+    sub = select_rows(sub, where, empty="keep")
     combos = list(itertools.product(*columns.values()))
-    keys = list(dict.fromkeys(map(tuple, sub[rows].astype(object).to_numpy().tolist())))
-
-    def paper_order(key):
-        node, rank = paper or {}, []
-        for part in key:
-            names = list(node) if isinstance(node, dict) else []
-            rank.append(names.index(part) if part in names else len(names))
-            node = node.get(part, {}) if isinstance(node, dict) else {}
-        return (rank, [str(p) for p in key])
-
-    keys.sort(key=paper_order)
     cells = []
-    for key in keys:
+    for key in _row_keys(sub, rows, paper):
         mask = np.ones(len(sub), dtype=bool)
         for col, part in zip(rows, key, strict=True):
             mask &= (sub[col].astype(object) == part).to_numpy()
         block = sub[mask]
         for i, combo in enumerate(combos):
-            cmask = np.ones(len(block), dtype=bool)
-            for col, wanted in zip(columns, combo, strict=True):
-                cmask &= _matches(block[col], wanted)
-            picked = block[cmask]
-            if value != "value":  # task columns (seconds, peak_mb) repeat on each metric row
-                ident = (
-                    ["cell"]
-                    if "cell" in picked.columns
-                    else [c for c in _CELL_COLUMNS if c in picked.columns]
-                )
-                picked = picked.drop_duplicates([*ident, "rep"])
-            values = pd.to_numeric(picked[value], errors="coerce").dropna()
+            values = _cell_values(block, dict(zip(columns, combo, strict=True)), value)
             published = _paper_value(paper, key, i)
             cells.append(
                 {
@@ -168,6 +146,39 @@ def table_cells(
                 }
             )
     return cells
+
+
+def _row_keys(sub: pd.DataFrame, rows: list[str], paper: dict | None) -> list[tuple]:
+    """The table's row keys (the values of the ``rows`` columns): the paper's order first,
+    then any others sorted."""
+    keys = list(dict.fromkeys(map(tuple, sub[rows].astype(object).to_numpy().tolist())))
+
+    def paper_order(key):
+        node, rank = paper or {}, []
+        for part in key:
+            names = list(node) if isinstance(node, dict) else []
+            rank.append(names.index(part) if part in names else len(names))
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return (rank, [str(p) for p in key])
+
+    return sorted(keys, key=paper_order)
+
+
+def _cell_values(block: pd.DataFrame, wanted: dict, value: str) -> pd.Series:
+    """The numbers of one cell: the ``value`` of the rows whose columns have the ``wanted``
+    values (a task's ``seconds`` once per task, not once per metric row)."""
+    cmask = np.ones(len(block), dtype=bool)
+    for col, option in wanted.items():
+        cmask &= condition_mask(block, col, option, empty="drop")
+    picked = block[cmask]
+    if value != "value":  # task columns (seconds, peak_mb) repeat on each metric row
+        ident = (
+            ["cell"]
+            if "cell" in picked.columns
+            else [c for c in _CELL_COLUMNS if c in picked.columns]
+        )
+        picked = picked.drop_duplicates([*ident, "rep"])
+    return pd.to_numeric(picked[value], errors="coerce").dropna()
 
 
 def ours_over_paper(ours: float, paper: float) -> float:
@@ -241,13 +252,7 @@ def paper_table(
         names ``"<column values> ours"`` / ``"... paper"`` / ``"... paper/ours"`` /
         ``"... ours/paper"``.
     """
-    if tolerance is not None and (
-        not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or tolerance < 0
-    ):
-        raise ConfigError(f"table plot: tolerance must be a number >= 0, got {tolerance!r}")
-    if better not in (None, "lower", "higher"):
-        raise ConfigError(f"table plot: better must be lower or higher, got {better!r}")
-    rows = [rows] if isinstance(rows, str) else list(rows)
+    _check_flags(tolerance, better)
     cells = table_cells(
         frame,
         rows=rows,
@@ -273,13 +278,31 @@ def paper_table(
         if ratio and published is not None and ours > 0:
             line[f"{name} paper/ours"] = f"{published / ours:,.0f}x"
         if tolerance is not None and paper is not None:
-            text = ""
-            if published is not None and not math.isnan(ours):
-                r = ours_over_paper(ours, published)
-                text = "∞" if math.isinf(r) else f"{r:.2f}"
-                close = agrees_at_precision(ours, published, cell["decimals"])
-                worse = {"lower": r > 1, "higher": r < 1}.get(better, True)
-                if worse and beyond_tolerance(r, float(tolerance)) and not close:
-                    text += " ✗"
-            line[f"{name} ours/paper"] = text
+            line[f"{name} ours/paper"] = _flagged_ratio(cell, float(tolerance), better)
     return pd.DataFrame(table)
+
+
+def _check_flags(tolerance, better):
+    """A table plot's ``tolerance`` (a number >= 0 or None) and ``better`` (None, lower or
+    higher)."""
+    if tolerance is not None and (
+        not isinstance(tolerance, (int, float)) or isinstance(tolerance, bool) or tolerance < 0
+    ):
+        raise ConfigError(f"table plot: tolerance must be a number >= 0, got {tolerance!r}")
+    if better not in (None, "lower", "higher"):
+        raise ConfigError(f"table plot: better must be lower or higher, got {better!r}")
+
+
+def _flagged_ratio(cell: dict, tolerance: float, better: str | None) -> str:
+    """A cell's ``ours/paper`` (two decimals), flagged ``✗`` beyond ``tolerance`` on the
+    worse side unless equal at the paper's printed precision; empty without both numbers."""
+    ours, published = cell["ours"], cell["paper"]
+    if published is None or math.isnan(ours):
+        return ""
+    r = ours_over_paper(ours, published)
+    text = "∞" if math.isinf(r) else f"{r:.2f}"
+    close = agrees_at_precision(ours, published, cell["decimals"])
+    worse = {"lower": r > 1, "higher": r < 1}.get(better, True)
+    if worse and beyond_tolerance(r, tolerance) and not close:
+        text += " ✗"
+    return text

@@ -1,12 +1,6 @@
-"""Trade-off curves: one metric against another, one point per value of a parameter.
-
-epasto2022 Appendix D draws suppressed against created entries as k varies: each series is
-a path through (mean x-metric, mean y-metric) points, one per ``along`` value, labelled with
-that value. A plot entry::
-
-    - {kind: tradeoff, x_metric: suppressed_fraction, y_metric: created_fraction, along: k}
-
-Only stored rows are read; the means are over repetitions.
+"""Trade-off curves: one metric against another, one point (the means over repetitions) per
+value of a parameter, one path per series (epasto2022 App. D). The plot kind:
+``docs/design.md`` ("Plot kinds").
 """
 
 from __future__ import annotations
@@ -76,19 +70,9 @@ def plot_tradeoff(
         sub = points[points["dataset_label"] == panel]
         for name in series:
             path = sub[sub["series"] == name]
-            if path.empty:
-                continue
-            order = np.argsort(pd.to_numeric(path[along], errors="coerce").to_numpy())
-            path = path.iloc[order]
-            color, marker = styles[name]
-            label = legend_names.get(name, name)
-            (handle,) = ax.plot(path["x"], path["y"], color=color, marker=marker,
-                                markersize=5, linewidth=1.3, label=label)
-            handles[label] = handle
-            for x, y, value in zip(path["x"], path["y"], path[along], strict=True):
-                ax.annotate(f"{along}={value:g}" if isinstance(value, float) else
-                            f"{along}={value}", (x, y), textcoords="offset points",
-                            xytext=(4, 3), fontsize="xx-small", color=color)
+            if not path.empty:
+                label = legend_names.get(name, name)
+                handles[label] = _draw_path(ax, path, along, styles[name], label)
         if logx:
             ax.set_xscale("log")
         if logy:
@@ -105,3 +89,17 @@ def plot_tradeoff(
     if title:
         fig.suptitle(title)
     return save_figure(fig, out_stem)
+
+
+def _draw_path(ax, path: pd.DataFrame, along: str, style, label: str):
+    """One series' points in ``along`` order, each labelled with its value; the line."""
+    order = np.argsort(pd.to_numeric(path[along], errors="coerce").to_numpy())
+    path = path.iloc[order]
+    color, marker = style
+    (handle,) = ax.plot(path["x"], path["y"], color=color, marker=marker,
+                        markersize=5, linewidth=1.3, label=label)
+    for x, y, value in zip(path["x"], path["y"], path[along], strict=True):
+        ax.annotate(f"{along}={value:g}" if isinstance(value, float) else
+                    f"{along}={value}", (x, y), textcoords="offset points",
+                    xytext=(4, 3), fontsize="xx-small", color=color)
+    return handle

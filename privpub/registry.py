@@ -98,6 +98,10 @@ class MechanismInfo:
         repetition and base seed), for a baseline that only post-processes that mechanism's
         randomised step: epasto2022's non-smooth baseline releases the smooth algorithm's
         own clusters. None: its own streams.
+    source : str or None
+        The part of the paper it implements, e.g. ``"Sec 4.2, Algorithm 2"`` (``privpub
+        show`` prints it; without it, the first section, algorithm or equation its
+        docstring cites).
     """
 
     name: str
@@ -110,6 +114,7 @@ class MechanismInfo:
     caveat: str | Callable[[dict], str | None] | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     seeds_of: str | None = None
+    source: str | None = None
 
     def caveat_for(self, params: dict) -> str | None:
         """The caveat of a call with ``params`` (defaults filled in for missing ones)."""
@@ -169,6 +174,7 @@ def register_mechanism(
     role: str = "mechanism",
     caveat: str | Callable[[dict], str | None] | None = None,
     seeds_of: str | None = None,
+    source: str | None = None,
 ):
     """Decorator registering a mechanism/baseline function under ``name`` (the arguments
     are :class:`MechanismInfo`'s)."""
@@ -189,7 +195,8 @@ def register_mechanism(
         if name in _MECHANISMS and _MECHANISMS[name].func is not func:
             raise ConfigError(f"mechanism name {name!r} registered twice")
         _MECHANISMS[name] = MechanismInfo(
-            name, func, input_kind, output_kind, privacy, paper, role, caveat, params, seeds_of
+            name, func, input_kind, output_kind, privacy, paper, role, caveat, params, seeds_of,
+            source,
         )
         return func
 
@@ -305,45 +312,73 @@ _loaded = False
 _REGISTERS = re.compile(r"register_(mechanism|metric)\(\s*[\"']([A-Za-z0-9_]+)[\"']")
 
 
-@functools.cache
-def _index() -> dict[str, dict[str, str]]:
-    """{"mechanism" / "metric": {name: module}} read from the plugin packages' sources
-    without importing them (``register_mechanism("name", ...)``), so a run imports only the
-    modules it uses: start-up time and worker memory (sklearn, numba) stay small. Names
-    registered in a loop are not found here; looking them up imports every module."""
+def _skipped(name: str) -> bool:
+    """Modules and sub-packages the plugin scan leaves out: private ones and tests."""
+    return name.startswith(("_", "test"))
+
+
+def _scan(packages) -> dict[str, dict[str, str]]:
+    """{"mechanism" / "metric": {name: module}} for every ``register_mechanism("name"`` /
+    ``register_metric("name"`` in the sources of ``packages``, their sub-packages included
+    (a sub-package is a folder with an ``__init__.py``), without importing them."""
     found: dict[str, dict[str, str]] = {"mechanism": {}, "metric": {}}
-    for pkg_name in _PLUGIN_PACKAGES:
-        spec = importlib.util.find_spec(pkg_name)
-        for folder in (spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(folder).glob("*.py")):
-                if path.stem.startswith(("_", "test")):
-                    continue
+
+    def walk(folder: Path, module: str) -> None:
+        for path in sorted(folder.iterdir()):
+            if _skipped(path.name):
+                continue
+            if path.is_dir() and (path / "__init__.py").is_file():
+                walk(path, f"{module}.{path.name}")
+            elif path.suffix == ".py":
                 try:
                     text = path.read_text(encoding="utf-8")
                 except OSError:
                     continue
                 for what, name in _REGISTERS.findall(text):
-                    found[what].setdefault(name, f"{pkg_name}.{path.stem}")
+                    found[what].setdefault(name, f"{module}.{path.stem}")
+
+    for pkg_name in packages:
+        spec = importlib.util.find_spec(pkg_name)
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            walk(Path(folder), pkg_name)
     return found
 
 
-def load_plugins(extra=()) -> None:
-    """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages,
-    and the modules named in ``extra`` (e.g. a user's own mechanisms: ``plugins=[mylab.mech]``
-    on the command line).
+@functools.cache
+def _index() -> dict[str, dict[str, str]]:
+    """:func:`_scan` of the plugin packages, so a run imports only the modules it uses:
+    start-up time and worker memory (sklearn, numba) stay small. Names registered in a loop
+    are not found here; looking them up imports every module."""
+    return _scan(_PLUGIN_PACKAGES)
 
-    Modules whose name starts with ``test`` or ``_`` (e.g. ``tests``) are skipped. Importing
-    is what registers; each module is imported once per process.
+
+def _import_tree(pkg_name: str) -> None:
+    """Import every module of package ``pkg_name`` and of its sub-packages (depth first),
+    leaving out :func:`_skipped` names."""
+    pkg = importlib.import_module(pkg_name)
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if _skipped(mod.name):
+            continue
+        if mod.ispkg:
+            _import_tree(f"{pkg_name}.{mod.name}")
+        else:
+            importlib.import_module(f"{pkg_name}.{mod.name}")
+
+
+def load_plugins(extra=()) -> None:
+    """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages
+    (sub-packages included, e.g. ``mechanisms.rps``), and the modules named in ``extra``
+    (e.g. a user's own mechanisms: ``plugins=[mylab.mech]`` on the command line).
+
+    Modules and sub-packages whose name starts with ``test`` or ``_`` (e.g. ``tests``) are
+    skipped. Importing is what registers; each module is imported once per process.
     """
     global _loaded
     if not _loaded:
         _load_views()
         importlib.import_module("privpub.verify")
         for pkg_name in _PLUGIN_PACKAGES:
-            pkg = importlib.import_module(pkg_name)
-            for mod in pkgutil.iter_modules(pkg.__path__):
-                if not mod.name.startswith(("_", "test")):
-                    importlib.import_module(f"{pkg_name}.{mod.name}")
+            _import_tree(pkg_name)
         _loaded = True  # only once every module imported: a failure is retried, not hidden
     import_plugins(extra)
 

@@ -11,7 +11,8 @@ Two checks that every mechanism's tests can reuse (the diffprivlib / DP-auditing
   and all their neighbours, to try to break the sensitivity bound a mechanism relies on.
 
 Plus small neighbour generators (:func:`graph_edge_neighbours`, :func:`all_graphs`,
-:func:`flip_one_entry_neighbours`, :func:`replace_one_row_neighbours`).
+:func:`flip_one_entry_neighbours`, :func:`replace_one_row_neighbours`) and random inputs
+(:func:`random_binary_matrix`).
 
 An empirical test can only *refute* a privacy claim, never prove it: it checks the chosen
 events at the chosen neighbouring pair. Pick events where the mechanism is tightest (e.g.
@@ -71,6 +72,7 @@ __all__ = [
     "all_graphs",
     "flip_one_entry_neighbours",
     "replace_one_row_neighbours",
+    "random_binary_matrix",
 ]
 
 
@@ -260,38 +262,47 @@ def empirical_privacy_check(
     epsilon = check_epsilon(epsilon)
     n_trials = check_positive_int(n_trials, "n_trials")
     alpha = check_fraction(alpha, "alpha")
-    slack = float(slack)
-    if not (0.0 <= slack < 1.0):
-        raise PrivpubError(f"slack must be in [0, 1), got {slack}")
+    slack = _check_slack(slack)
     rng = check_rng(rng)
     named = _named_events(events)
-
     counts_d = _count(sample_d, named, n_trials, rng, batch)
     counts_dp = _count(sample_d_prime, named, n_trials, rng, batch)
     names = [n for n, _ in named]
-    if include_complements:
+    if include_complements:  # free: the same counts
         names += [f"not ({n})" for n, _ in named]
         counts_d = np.concatenate([counts_d, n_trials - counts_d])
         counts_dp = np.concatenate([counts_dp, n_trials - counts_dp])
-
     level = alpha / (4 * len(names))
-    factor = math.exp(epsilon)
-    estimates = []
-    for name, c1, c2 in zip(names, counts_d, counts_dp, strict=True):
-        lo1, hi1 = clopper_pearson(int(c1), n_trials, level)
-        lo2, hi2 = clopper_pearson(int(c2), n_trials, level)
-        violated = lo1 > factor * hi2 + slack or lo2 > factor * hi1 + slack
-        eps_lb = 0.0
-        for lo, hi in ((lo1, hi2), (lo2, hi1)):
-            if lo - slack > 0 and hi > 0:
-                eps_lb = max(eps_lb, math.log((lo - slack) / hi))
-        estimates.append(
-            EventEstimate(name, c1 / n_trials, c2 / n_trials, lo1, hi1, lo2, hi2, violated, eps_lb)
-        )
+    estimates = [
+        _estimate(name, c1, c2, n_trials, level=level, epsilon=epsilon, slack=slack)
+        for name, c1, c2 in zip(names, counts_d, counts_dp, strict=True)
+    ]
     result = PrivacyCheck(epsilon, slack, n_trials, alpha, tuple(estimates))
     if raise_on_violation:
         result.assert_passed()
     return result
+
+
+def _check_slack(slack) -> float:
+    slack = float(slack)
+    if not (0.0 <= slack < 1.0):
+        raise PrivpubError(f"slack must be in [0, 1), got {slack}")
+    return slack
+
+
+def _estimate(name: str, c1, c2, n_trials: int, *, level: float, epsilon: float,
+              slack: float) -> EventEstimate:
+    """One event's frequencies on ``D`` and ``D'`` (``c1``, ``c2`` hits), their bounds at
+    ``level``, whether they violate the inequality and the epsilon they show."""
+    factor = math.exp(epsilon)
+    lo1, hi1 = clopper_pearson(int(c1), n_trials, level)
+    lo2, hi2 = clopper_pearson(int(c2), n_trials, level)
+    violated = lo1 > factor * hi2 + slack or lo2 > factor * hi1 + slack
+    eps_lb = 0.0
+    for lo, hi in ((lo1, hi2), (lo2, hi1)):
+        if lo - slack > 0 and hi > 0:
+            eps_lb = max(eps_lb, math.log((lo - slack) / hi))
+    return EventEstimate(name, c1 / n_trials, c2 / n_trials, lo1, hi1, lo2, hi2, violated, eps_lb)
 
 
 # --------------------------------------------------------------------------- sensitivity
@@ -429,3 +440,13 @@ def replace_one_row_neighbours(matrix):
                 out = m.copy()
                 out[i] = row
                 yield out
+
+
+def random_binary_matrix(rng: np.random.Generator, n_rows: int, n_cols: int, density: float,
+                         n_copies: int = 0) -> np.ndarray:
+    """A dense int8 0/1 matrix with entries 1 with probability ``density``, then
+    ``n_copies`` random rows overwritten by copies of random rows (exact duplicates)."""
+    x = (rng.random((n_rows, n_cols)) < density).astype(np.int8)
+    if n_copies:
+        x[rng.integers(0, n_rows, n_copies)] = x[rng.integers(0, n_rows, n_copies)]
+    return x

@@ -183,7 +183,7 @@ def test_a_direct_draw_inside_a_mechanism_is_caught(les_miserables, monkeypatch)
     """Mutation check: were RPS's uniform cut inside an exponential-mechanism group or
     Truncation's random cutoff drawn from rng directly, the audit would fail."""
     import baselines.truncation as truncation
-    import mechanisms.rps as rps
+    import mechanisms.rps.partition as rps
 
     def direct(low, high, *, rng, size=None):
         return rng.integers(low, high, size=size)

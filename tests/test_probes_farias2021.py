@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from probe_support import load_probe, needs_data
 
 import mechanisms  # noqa: F401
 from privpub.centrality import cached_ebc
 from privpub.data import load_dataset
 from privpub.types import Graph
+from probes.support import load_probe, needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "conf" / "experiment" / "farias2021_fig5.yaml"

@@ -19,10 +19,10 @@ import networkx as nx
 import numpy as np
 import pytest
 import yaml
-from probe_support import load_probe, needs_data
 
 from privpub.data import load_dataset
 from privpub.types import Graph
+from probes.support import load_probe, needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf" / "experiment"

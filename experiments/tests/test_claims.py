@@ -1,4 +1,4 @@
-"""Machine-checked paper claims (``experiments/claims.py``, ``docs/claims.md``) on
+"""Machine-checked paper claims (``experiments/claims/``, ``docs/claims.md``) on
 constructed result frames: every kind held, not held with the right numbers, and not
 evaluated with a reason; tolerance, holds_in, best_over, where comparisons, bad claims."""
 

@@ -350,11 +350,11 @@ def test_processes_writing_one_store_at_once_lose_and_duplicate_nothing(tmp_path
 def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_path):
     """The same task measured by two experiments with different metrics: the mechanism runs
     once; the second reads the release and computes only its own metrics."""
-    import experiments.runner as runner
+    import experiments.task as task
     from experiments.tests.toy_plugins import CALLS
 
-    old = runner.RELEASE_CACHE_SECONDS
-    runner.RELEASE_CACHE_SECONDS = 0.0  # keep every release, however fast
+    old = task.RELEASE_CACHE_SECONDS
+    task.RELEASE_CACHE_SECONDS = 0.0  # keep every release, however fast
     try:
         exp = toy_experiment(mechanisms=[{"name": "toy_sleep", "params": {"duration": 0.0}}],
                              grid={}, repetitions=2, metrics=["jaccard"], plots=[])
@@ -365,7 +365,7 @@ def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_
         summary = run_experiment(resolve_experiment(other, scale="paper"), results_dir=tmp_path,
                                  progress=False, plugins=(TOY,))
     finally:
-        runner.RELEASE_CACHE_SECONDS = old
+        task.RELEASE_CACHE_SECONDS = old
     assert summary.n_ok == 2 and len(CALLS) == 2  # 2 repetitions, computed once each
     rows = ResultStore(summary.store).load()
     assert set(rows["metric"]) == {"created_fraction"} and rows["release_cached"].all()

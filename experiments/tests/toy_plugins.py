@@ -35,7 +35,8 @@ def toy_copy(matrix, *, rng, tag: int = 0, k: int = 2, depth: int = 0):
 
 
 @register_mechanism(
-    "toy_drop", input_kind=Kind.BINARY_MATRIX, output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP
+    "toy_drop", input_kind=Kind.BINARY_MATRIX, output_kind=Kind.BINARY_MATRIX, privacy=EDGE_DP,
+    source="Sec 9.9, Algorithm 9",
 )
 def toy_drop(matrix, *, epsilon, rng, ledger=None, fail_at=None, interrupt_at=None):
     """Drop each entry with probability 1/(1+e^eps); spends through a dummy Laplace count.

@@ -12,7 +12,6 @@ from scipy.special import xlogy
 
 from mechanisms import diffpid3 as dp3
 from mechanisms.diffpid3 import (
-    EncodedTable,
     diffpid3,
     f_add,
     gini_element_sensitivity,
@@ -34,6 +33,7 @@ from privpub.dampening import (
     shifted_local_dampening,
     shifted_local_dampening_scores,
 )
+from privpub.encoding import EncodedTable, TableEncoder, domain_codes
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.noise import exponential_mechanism, laplace_mechanism, noise_off
@@ -483,7 +483,7 @@ class ReferenceBuilder(dp3._Builder):
 
 
 def reference_diffpid3(table, *, epsilon, depth, criterion, variant, rng, n_bins=5):
-    encoder = dp3.TableEncoder.from_schema(table.schema, n_bins)
+    encoder = TableEncoder.from_schema(table.schema, n_bins)
     x = np.column_stack([
         pd.Index(list(dom)).get_indexer(np.asarray(table.data[name].to_numpy(), dtype=object))
         if kind != "numeric" else encoder.encode(table)[0][:, i]
@@ -673,20 +673,20 @@ def test_encoding_equals_the_per_value_lookup():
     table = make_rich_table(500, 0)
     df = table.data.copy()
     df["x3"] = df["x3"].astype(object)
-    enc = dp3.TableEncoder.from_schema(table.schema, 5)
+    enc = TableEncoder.from_schema(table.schema, 5)
     x, y = enc.encode(table)
     x_obj, y_obj = enc.encode(Table(df, table.schema))
     assert np.array_equal(x, x_obj) and np.array_equal(y, y_obj)
     for name, dom in [("x0", tuple(range(7))), ("x1", tuple(range(12))), ("x3", ("u", "v", "w"))]:
         want = pd.Index(list(dom)).get_indexer(np.asarray(df[name].to_numpy(), dtype=object))
-        assert np.array_equal(dp3._domain_codes(table.data[name], dom), want)
+        assert np.array_equal(domain_codes(table.data[name], dom), want)
     # values outside the domain (a category, an integer) and missing categories
     bad = table.data.copy()
     bad["x3"] = bad["x3"].cat.add_categories(["z"])
     bad.loc[3, "x3"] = "z"
     bad.loc[4, "x3"] = np.nan
-    assert list(dp3._domain_codes(bad["x3"], ("u", "v", "w"))[3:5]) == [-1, -1]
-    assert dp3._domain_codes(pd.Series([0, 3, -2, 99]), (0, 1, 2, 3)).tolist() == [0, 3, -1, -1]
+    assert list(domain_codes(bad["x3"], ("u", "v", "w"))[3:5]) == [-1, -1]
+    assert domain_codes(pd.Series([0, 3, -2, 99]), (0, 1, 2, 3)).tolist() == [0, 3, -1, -1]
     with pytest.raises(PrivpubError, match="outside"):
         enc.encode(Table(bad, table.schema))
 
@@ -705,6 +705,6 @@ def test_encoded_tables_give_the_same_trees_and_predictions():
     assert isinstance(encoded, EncodedTable) and encoded.n_rows == 3000
     with pytest.raises(PrivpubError, match="bins"):
         diffpid3(encoded, epsilon=1.0, n_bins=3, rng=0)
-    other = dp3.TableEncoder.from_schema(table.schema, 3)
+    other = TableEncoder.from_schema(table.schema, 3)
     with pytest.raises(PrivpubError, match="encoded"):
         tree.predict(EncodedTable(other, *other.encode(table)))

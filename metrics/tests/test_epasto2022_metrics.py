@@ -7,9 +7,9 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from baselines.randomized_response import randomized_response_edge
-from mechanisms.smooth_k_anonymity import cluster_release
 from metrics.binary_classification import accuracy_mlp_binary
 from metrics.sets import created_fraction, jaccard, suppressed_fraction
+from privpub.binary import cluster_release
 from privpub.errors import PrivpubError
 from privpub.types import LabelledMatrix
 

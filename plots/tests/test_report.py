@@ -453,3 +453,20 @@ def test_deviation_cells_without_reading_or_twins():
     assert cells["ours"].startswith("7893 (paper 10)")
     assert cells["reading"] == "–" and cells["noise_free"] == "–"
     assert cells["cause"] == "no cause stated"
+
+
+def test_page_inlines_the_packaged_css_and_js(tree):
+    from importlib.resources import files
+
+    write_report(tree)
+    page = (tree / "report.html").read_text(encoding="utf-8")
+    for name, tag in (("report.css", "style"), ("report.js", "script")):
+        text = files("plots.report").joinpath(name).read_text(encoding="utf-8")
+        assert text.strip() and f"<{tag}>\n{text}</{tag}>" in page
+
+
+def test_public_names_are_the_functions_not_modules():
+    import plots.report
+
+    for name in plots.report.__all__:
+        assert not isinstance(getattr(plots.report, name), type(plots.report)), name

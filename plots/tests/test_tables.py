@@ -116,3 +116,20 @@ def test_one_sided_flags_follow_the_claim():
     assert (higher["nodes ours/paper"], higher["edges ours/paper"]) == ("1.32", "0.50 ✗")
     with pytest.raises(ConfigError, match="better"):
         paper_table(_frame(), better="smaller", **args)
+
+
+def test_rows_are_selected_as_figures_and_claims_select_them():
+    """``where`` keeps a mechanism without the parameter (a reference) and compares numbers
+    up to a relative 1e-12, as a claim's ``where`` does: 0.1 + 0.2 passes ``<= 0.3``."""
+    rows = []
+    for label, eps, value in (("A", 0.1 + 0.2, 1.0), ("A", 0.5, 100.0), ("B", None, 7.0)):
+        params = {} if eps is None else {"epsilon": eps}
+        rows.append({"dataset": "g", "dataset_options": "{}", "mechanism": label.lower(),
+                     "label": label, "params": json.dumps(params), "rep": 0, "metric": "l1",
+                     "epsilon": eps, "value": value})
+    frame = pd.DataFrame(rows)
+    cells = table_cells(frame, rows=["dataset"], columns={"label": ["A", "B"]},
+                        where={"epsilon": "<= 0.3"})
+    assert [c["ours"] for c in cells] == [1.0, 7.0]
+    cells = table_cells(frame, rows=["dataset"], columns={"epsilon": [0.3]})
+    assert [c["ours"] for c in cells] == [1.0]  # a column value is strict: B has no epsilon

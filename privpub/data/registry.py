@@ -334,8 +334,16 @@ def check_dataset_files(
         For a name that is not a registered dataset.
     """
     root = resolve_data_dir(data_dir)
+    problems = _file_problems(list(dict.fromkeys(names)), root, allow_download)
+    if problems:
+        raise DataError(_problems_report(problems, root))
+
+
+def _file_problems(names, root: Path, allow_download: bool) -> list[tuple[FileStatus, str | None]]:
+    """``(status, download error)`` of every missing or corrupt file of ``names``, after
+    fetching the missing ones that can be when ``allow_download``."""
     problems: list[tuple[FileStatus, str | None]] = []
-    for f, datasets in _real_files(list(dict.fromkeys(names))).values():
+    for f, datasets in _real_files(names).values():
         st = _status(f, datasets, root)
         error = None
         if st.status == "missing" and allow_download and f.download_url:
@@ -349,9 +357,12 @@ def check_dataset_files(
                     continue
         if not st.ok:
             problems.append((st, error))
-    if not problems:
-        return
+    return problems
 
+
+def _problems_report(problems: list[tuple[FileStatus, str | None]], root: Path) -> str:
+    """The message of :func:`check_dataset_files`: a head line, every file's lines, then
+    one "To fix:" paragraph."""
     n_missing = sum(st.status == "missing" for st, _ in problems)
     n_corrupt = len(problems) - n_missing
     counts = " and ".join(
@@ -366,9 +377,13 @@ def check_dataset_files(
     ]
     for st, error in problems:
         lines.extend(_problem_lines(st, error))
+    lines.append(_how_to_fix([st for st, _ in problems], n_corrupt))
+    return "\n".join(lines)
 
-    fetchable = [st.path for st, _ in problems if st.download_url]
-    manual = [st.path for st, _ in problems if not st.download_url]
+
+def _how_to_fix(problems: list[FileStatus], n_corrupt: int) -> str:
+    fetchable = [st.path for st in problems if st.download_url]
+    manual = [st.path for st in problems if not st.download_url]
     fix = [
         "To fix: set the environment variable PRIVPUB_DATA_DIR (or pass data_dir=..., Hydra: "
         "data_dir=...) to a directory that holds these files at the relative paths shown."
@@ -389,8 +404,7 @@ def check_dataset_files(
         )
     fix.append("`privpub data` shows the state of every data file; `privpub data --download` "
                "fetches every file that has a direct download.")
-    lines.append(" ".join(fix))
-    raise DataError("\n".join(lines))
+    return " ".join(fix)
 
 
 def load_dataset(

@@ -94,7 +94,7 @@ def test_lemma1_bound_and_weighted_bound_by_brute_force(n):
     - Lemma 1: the L1 change is at most 4 d_max + 1, even with d_max the *smaller* of the two
       graphs' maximum degrees (so the graph's own d_max bounds all its neighbours);
     - the weighted change sum_c |Delta_c| / (4 max(c) + 1) is < 1 (the bound behind
-      drc_honest, mechanisms/pygmalion.py).
+      drc_honest, mechanisms/drc.py).
     """
     pairs, series = _all_graph_series(n)
     worst_l1 = worst_w = 0.0
@@ -221,7 +221,7 @@ def test_generation_refuses_an_unrealizable_series():
 
 
 def test_havel_hakimi_builds_every_graphical_sequence():
-    from privpub.dk import _havel_hakimi
+    from privpub.dk.stub_matching import _havel_hakimi
 
     rng = np.random.default_rng(1)
     tested = 0
@@ -250,7 +250,7 @@ def test_stub_matching_is_exact_on_small_dense_classes():
 
 
 # --------------------------------------------------------------------------- networkx port
-# generate_graph(generator="networkx") runs privpub.dk._joint_degree_graph, a compiled port
+# generate_graph(generator="networkx") runs privpub.dk.joint_degree_graph, a compiled port
 # of networkx.joint_degree_graph that must give networkx's graph for the same seed: the same
 # node count and the same edges in the same order as list(G.edges()). Real networkx (and
 # CPython's random and set) is the reference here.
@@ -264,10 +264,10 @@ def _nx_dict_of(g) -> dict:
 
 def _assert_port_matches_networkx(d: dict, seed: int) -> int:
     """The port's edge list equals networkx's, edge for edge; returns its switch count."""
-    from privpub.dk import _joint_degree_graph
+    from privpub.dk import joint_degree_graph
 
     ref = nx.joint_degree_graph(d, seed=seed)
-    edges, n_nodes, switches = _joint_degree_graph(d, seed)
+    edges, n_nodes, switches = joint_degree_graph(d, seed)
     assert n_nodes == ref.number_of_nodes()
     assert edges.dtype == np.int64 and edges.shape == (ref.number_of_edges(), 2)
     assert np.array_equal(edges, _nx_edge_list(ref)), f"edge lists differ (seed {seed})"
@@ -277,7 +277,7 @@ def _assert_port_matches_networkx(d: dict, seed: int) -> int:
 def test_networkx_port_mersenne_twister_matches_python_random():
     import random
 
-    from privpub.dk import _mt_next, _mt_state, _randbelow
+    from privpub.dk.networkx_port import _mt_next, _mt_state, _randbelow
 
     for seed in (0, 1, 7, 12345, 2**31 - 2, 2**40 + 3):
         st, ref = _mt_state(seed), random.Random(seed)
@@ -289,7 +289,7 @@ def test_networkx_port_mersenne_twister_matches_python_random():
 
 
 def test_networkx_port_set_order_matches_cpython():
-    from privpub.dk import _pyset_order
+    from privpub.dk.networkx_port import _pyset_order
 
     rng = np.random.default_rng(11)
     sizes = list(range(1, 260)) + [1000, 4099, 50000, 65536, 100_000, 200_000]

@@ -2,7 +2,7 @@
 
 - Table 1: the edge counts the paper prints exceed ours by exactly the self-loops inside the
   largest component (ca-HepPh 30, cit-HepPh 44, Twitter 14), read from the raw files.
-- Table 2: the L1 bound of :mod:`mechanisms.degree_probes` holds (brute force on small
+- Table 2: the L1 bound of :mod:`probes.day2016` holds (brute force on small
   graphs), and the published DBLP cells at theta = 128 exceed it; the notes quote it.
 - Fig. 3: Truncation's theta sweep may stop at the first power of two >= d_max: larger
   thetas release the same noise-free histogram with more noise.
@@ -16,20 +16,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from probe_support import load_probe, needs_data
 
 import baselines  # noqa: F401
 import mechanisms  # noqa: F401
-from mechanisms.degree_probes import (
+from privpub.data import load_dataset
+from privpub.noise import noise_off
+from probes.day2016 import (
     l1_upper_bound,
     raw_edges,
     self_loops_in_lcc,
     table2_bound_cells,
 )
-from privpub.data import load_dataset
-from privpub.noise import noise_off
+from probes.support import load_probe, needs_data
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
+CONF = Path(__file__).resolve().parents[2] / "conf"
 
 
 @needs_data("ca_hepph", "cit_hepph", "twitter")

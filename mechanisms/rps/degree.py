@@ -1,98 +1,15 @@
-"""RPS for degree sequences under node-DP (qardaji2012 Sec 5, Figs 4-5).
+"""RPS for degree sequences under node-DP (qardaji2012 Sec 5, Figs 4-5): ``rps_degree_sequence``
+and its histogram form ``rps_degree_histogram``.
 
 The sorted degree sequence of a graph with ``n`` nodes and degrees in ``[0, Lambda]`` is
-partitioned, as a one-dimensional dataset on the integer axis ``[0, Lambda]``, by the
-exponential mechanism with the quality function of Eq (4) down to depth 15 (no noisy-count
-stop: "the sensitivity of the count query here is no longer 1 [...] We therefore allow the
-algorithm to continue until a maximum depth is reached"). Each leaf region ``[a, b]`` is
-summarised by a noisy count and its lower end ``a`` (Sec 5.1: "we deterministically choose
-the lower boundary of the domain for each region"), and the counts are post-processed into
-a sorted sequence of exactly ``n`` degrees (Sec 5.1: "we release a sorted sequence of size
-n"; ``n`` is public).
-
-Neighbouring graphs
--------------------
-Sec 5.1 models removing a node as: "the degree of the node itself will be set to 0, and
-the degrees of all its neighbors will decrease by 1". So neighbours here are two graphs on
-the same ``n`` nodes, one obtained from the other by deleting every edge at one node ``v``
-(node removal with the node kept as an isolated placeholder, so ``n`` stays public), both
-with maximum degree at most ``Lambda``. At most ``d_v + 1 <= Lambda + 1`` entries of the
-degree sequence change: ``v``'s (to or from 0) and each neighbour's, by one.
-
-Leaf counts: local and smooth sensitivity (``accounting="paper"``)
------------------------------------------------------------------
-Sec 5.1 releases each leaf count "by calculating the smooth sensitivity based on these
-counts (and adding noise sampled from a fat tailed distribution, ex: Cauchy)", without a
-formula. Ours, for the count ``c`` of nodes with degree in ``R = [a, b]``, with ``h_x`` the
-number of nodes of degree ``x``:
-
-*Local sensitivity.* Removing ``v``'s edges changes ``c`` by
-``[0 in R] - [d_v in R] - X + Y`` where ``X`` = neighbours of ``v`` with degree ``a`` (they
-leave ``R`` downwards; only if ``a >= 1``) and ``Y`` = neighbours with degree ``b + 1``
-(they enter ``R``). Adding edges from an isolated ``v`` to a set ``S`` changes it by
-``[|S| in R] - [0 in R] + X' - Y'`` with ``X'`` = members of ``S`` of degree ``a - 1``
-(enter) and ``Y'`` = members of degree ``b`` (leave; only if ``b < Lambda``). ``X, Y, X',
-Y'`` are at most ``Lambda``, so::
-
-    LS(G) <= A0(G) = 1 + min(Lambda, max_{x in B} h_x),
-    B = {a - 1, a  if a >= 1} u {b, b + 1  if b < Lambda}
-
-and ``LS = 0`` when ``B`` is empty (``R = [0, Lambda]``: ``c = n``).
-
-*At distance t.* After ``t`` neighbour steps at most ``t`` nodes were the changed node
-(their degree can be anything); every other node's degree moved by at most one per step.
-So ``h_x(G'') <= t + W_t(x)`` with ``W_t(x)`` = nodes of ``G`` with degree within ``t`` of
-``x``, and ``LS(G'') <= A_t(G) = 1 + min(Lambda, t + max_{x in B} W_t(x))``. For neighbours
-``G ~ G'``, ``W_t(x; G) <= W_{t+1}(x; G') + 1`` (only the changed node can leave the wider
-window), hence ``A_t(G) <= A_{t+1}(G')``.
-
-*Smooth bound.* ``S(G) = max_{t >= 0} exp(-beta t) A_t(G)`` (``S = 1`` if ``B`` is empty).
-It dominates ``LS`` (``t = 0``) and ``exp(-beta t)`` times the local sensitivity of every
-graph at distance ``t``, and ``S(G) <= e^beta S(G')`` for neighbours, by the usual argument
-([NRS07] Def 2.1, Lemma 2.3): ``S(G) <= max_t e^{-beta t} A_{t+1}(G') <= e^beta S(G')``.
-``A_t`` saturates at ``Lambda + 1`` (the global sensitivity) once ``t + W_t >= Lambda``, so
-the maximum is over finitely many ``t``. The count is released as
-``c + (2 (gamma + 1) S / eps) Z`` with ``Z`` of density proportional to
-``1 / (1 + |z|^gamma)`` and ``beta = eps / (2 (gamma + 1))``, which is eps-DP for this one
-count ([NRS07] Lemma 2.6-2.7; :func:`privpub.noise.heavy_tailed_noise`). Note that
-``A_t >= 1 + min(Lambda, t)`` (``t`` changed nodes can all be put at a boundary degree), so
-``S`` is at least about ``1 / (e beta)``: the noise scale grows like ``1 / eps^2``.
-
-Accounting
-----------
-``accounting="paper"`` (default) is the paper's: per root-to-leaf path, half the budget
-over the 15 partition levels (exponential mechanism with Eq (4)'s per-region sensitivity
-``(2 (Lambda + 1) + 1) / (4n + 2)``, Sec 5.1) and all that is left for the leaf count, with
-parallel composition across regions. **This composition does not hold under node
-neighbours**: one node moves up to ``Lambda + 1`` entries, which may lie in *different*
-regions, so the regions are not disjoint parts of the data. Each query is DP at its own
-budget, but a node change can touch every region of a level (each partition level then
-costs up to ``4 (Lambda + 1) / (2 Lambda + 3) < 2`` times its budget) and every leaf (the
-counts and the smooth bounds of many leaves change). The mechanism is registered with a
-caveat saying so.
-
-``accounting="strict"`` is eps-node-DP (under the public ``n`` and ``Lambda``): every
-region's exponential mechanism of one level is calibrated to the change summed over all
-regions of that level, ``4 (Lambda + 1) / (4n + 2)``
-(:func:`mechanisms.rps.degree_quality_level_sensitivity`), so a level costs its budget
-once; the leaf counts form one vector with L1 sensitivity ``2 (Lambda + 1)`` (each moved
-entry leaves one leaf and enters another), released with Laplace noise at
-``split * eps``. Levels compose sequentially: ``(1 - split) eps + split eps = eps``. (With
-that many leaves, per-leaf smooth sensitivity would need ``beta`` divided by the number of
-leaves and is no better than the global bound, hence Laplace.)
-
-How sharp is the partition? With Eq (4) and its sensitivity the exponential mechanism's
-logit of a cut is ``eps_level * min(r1, r2) / (2 Lambda + 3)``. With ``Lambda = n - 1`` that
-is at most ``eps_level / 4``: the cuts are close to uniform over the degree range and deep
-empty regions are split down to depth 15, each leaf getting a noisy count, which is why
-``degree_bound="n_minus_1"`` is far less accurate here than in the paper's Figs 4b/5b.
-With ``Lambda = d_max << n`` the logits reach ``eps_level * n / (4 d_max)`` and the
-partition follows the data.
-
-``Lambda`` (``degree_bound``): ``"max_degree"`` uses the graph's own maximum degree, as
-Figs 4a/5a assume "a priori knowledge of the maximum degree" -- a data-dependent value
-treated as public; ``"n_minus_1"`` uses ``n - 1`` (Figs 4b/5b), which needs no assumption
-beyond a public ``n``.
+partitioned on the integer axis ``[0, Lambda]`` by the exponential mechanism with Eq (4)
+down to depth 15 (no noisy-count stop); each leaf region ``[a, b]`` gets a noisy count and
+its lower end ``a``, and the counts become a sorted sequence of exactly ``n`` degrees (Sec
+5.1). Neighbours: one node's edges removed, ``n`` kept. The leaf counts' smooth sensitivity
+(our derivation: :func:`local_sensitivity_bound`, :func:`smooth_sensitivity`), why the
+paper's per-region accounting is not node-DP and what ``accounting="strict"`` changes are
+in docs/design.md, "qardaji2012: RPS"; the registered caveat (:data:`CAVEAT`) says it in
+one paragraph.
 
 References
 ----------
@@ -110,17 +27,16 @@ import math
 import numpy as np
 from numba import njit
 
-from mechanisms.rps import (
-    BoxPartition,
-    BoxRegion,
+from mechanisms.rps.budget import PathBudget
+from mechanisms.rps.checks import check_graph, check_option, check_real
+from mechanisms.rps.framework import RPSTree, rps
+from mechanisms.rps.partition import BoxPartition, BoxRegion
+from mechanisms.rps.quality import (
     DegreeBalance,
-    PathBudget,
-    check_option,
     degree_quality_level_sensitivity,
     degree_quality_sensitivity,
-    rps,
 )
-from privpub.errors import DataError, PrivpubError
+from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import heavy_tailed_noise, laplace_mechanism
 from privpub.registry import NODE_DP, register_mechanism
@@ -132,10 +48,21 @@ __all__ = [
     "rps_degree_histogram",
     "DEGREE_BOUNDS",
     "ACCOUNTING",
+    "CAVEAT",
+    "caveat_for",
     "boundary_degrees",
+    "degree_prefix",
+    "window_count",
     "local_sensitivity_bound",
     "smooth_sensitivity",
+    "SmoothLeafCount",
+    "StrictLeafCount",
     "allocate",
+    "sorted_degrees",
+    "partition_calibration",
+    "leaf_count_summary",
+    "degree_tree",
+    "lower_bound_sequence",
 ]
 
 DEGREE_BOUNDS = ("max_degree", "n_minus_1")
@@ -164,7 +91,7 @@ def caveat_for(params: dict) -> str | None:
 
 # --------------------------------------------------------------------------- sensitivity
 def boundary_degrees(a: int, b: int, degree_bound: int) -> list[int]:
-    """The degrees ``B`` whose nodes can move a leaf count of ``[a, b]`` (module docstring):
+    """The degrees ``B`` whose nodes can move a leaf count of ``[a, b]`` (docs/design.md):
     ``a - 1, a`` if ``a >= 1`` and ``b, b + 1`` if ``b < Lambda``."""
     out = []
     if a >= 1:
@@ -174,13 +101,13 @@ def boundary_degrees(a: int, b: int, degree_bound: int) -> list[int]:
     return out
 
 
-def _prefix(hist: np.ndarray) -> np.ndarray:
+def degree_prefix(hist: np.ndarray) -> np.ndarray:
     """``prefix[x]`` = number of nodes of degree < x, for x = 0 .. len(hist)."""
     return np.concatenate([[0], np.cumsum(hist)]).astype(np.int64)
 
 
 @njit(cache=True)
-def _window(prefix, x, t, top):
+def window_count(prefix, x, t, top):
     lo = x - t
     if lo < 0:
         lo = 0
@@ -197,10 +124,10 @@ def _bound_at(prefix, a, b, lam, t):
     top = prefix.size - 2
     best = -1
     if a >= 1:
-        w = max(_window(prefix, a - 1, t, top), _window(prefix, a, t, top))
+        w = max(window_count(prefix, a - 1, t, top), window_count(prefix, a, t, top))
         best = max(best, w)
     if b < lam:
-        w = max(_window(prefix, b, t, top), _window(prefix, b + 1, t, top))
+        w = max(window_count(prefix, b, t, top), window_count(prefix, b + 1, t, top))
         best = max(best, w)
     if best < 0:
         return 0.0
@@ -237,9 +164,9 @@ def local_sensitivity_bound(hist, a: int, b: int, degree_bound: int, t: int = 0)
     """``A_t``: an upper bound on the local sensitivity of the count of degrees in
     ``[a, b]`` at every graph within ``t`` node steps of a graph with degree histogram
     ``hist`` (``hist[x]`` = nodes of degree ``x``, ``x <= Lambda``); 0 if ``[a, b]`` is the
-    whole range. See the module docstring."""
+    whole range. See docs/design.md, "qardaji2012: RPS"."""
     hist = _full_hist(hist, degree_bound)
-    return float(_bound_at(_prefix(hist), int(a), int(b), int(degree_bound), int(t)))
+    return float(_bound_at(degree_prefix(hist), int(a), int(b), int(degree_bound), int(t)))
 
 
 def smooth_sensitivity(hist, a, b, degree_bound: int, beta) -> np.ndarray:
@@ -251,7 +178,7 @@ def smooth_sensitivity(hist, a, b, degree_bound: int, beta) -> np.ndarray:
     beta = np.broadcast_to(np.asarray(beta, dtype=float), a.shape).copy()
     if np.any(beta <= 0) or not np.all(np.isfinite(beta)):
         raise PrivpubError("beta must be finite and > 0")
-    return _smooth(_prefix(hist), a, b, int(degree_bound), beta)
+    return _smooth(degree_prefix(hist), a, b, int(degree_bound), beta)
 
 
 def _full_hist(hist, degree_bound: int) -> np.ndarray:
@@ -263,12 +190,15 @@ def _full_hist(hist, degree_bound: int) -> np.ndarray:
     return out
 
 
-# --------------------------------------------------------------------------- summaries
-class _SmoothLeafCount:
-    """Paper: leaf count + heavy-tailed noise scaled by its smooth sensitivity."""
+# --------------------------------------------------------------------------- leaf counts
+class SmoothLeafCount:
+    """``accounting="paper"``: the leaf count plus heavy-tailed noise scaled by its
+    beta-smooth sensitivity (:func:`smooth_sensitivity`, ``beta = eps / (2 (gamma + 1))``;
+    [NRS07] Lemma 2.6-2.7, :func:`privpub.noise.heavy_tailed_noise`). ``hist``: the degree
+    histogram on ``0 .. degree_bound``."""
 
-    def __init__(self, prefix, degree_bound, gamma):
-        self.prefix = prefix
+    def __init__(self, hist, degree_bound: int, gamma: float):
+        self.prefix = degree_prefix(hist)
         self.lam = degree_bound
         self.gamma = gamma
 
@@ -288,10 +218,11 @@ class _SmoothLeafCount:
         return float(node.rows.size) + float(noise)
 
 
-class _StrictLeafCount:
-    """Strict: one coordinate of the Laplace leaf-count vector (L1 sensitivity 2(Lambda+1))."""
+class StrictLeafCount:
+    """``accounting="strict"``: one coordinate of the Laplace leaf-count vector (L1
+    sensitivity ``2 (Lambda + 1)``), at ``epsilon_leaf`` whatever the path has left."""
 
-    def __init__(self, degree_bound, epsilon_leaf):
+    def __init__(self, degree_bound: int, epsilon_leaf: float):
         self.sensitivity = 2.0 * (degree_bound + 1)
         self.epsilon = epsilon_leaf
 
@@ -328,17 +259,70 @@ def allocate(counts, n: int) -> np.ndarray:
     return base
 
 
-# --------------------------------------------------------------------------- mechanism
-def _check_gamma(gamma) -> float:
-    if (
-        isinstance(gamma, bool)
-        or not isinstance(gamma, (int, float, np.integer, np.floating))
-        or not (gamma >= 2 and math.isfinite(gamma))
-    ):
-        raise PrivpubError(f"gamma must be a finite number >= 2, got {gamma!r}")
-    return float(gamma)
+# --------------------------------------------------------------------------- the tree
+def sorted_degrees(graph: Graph, degree_bound: str) -> tuple[np.ndarray, int, np.ndarray]:
+    """``(degrees, Lambda, hist)``: the sorted degree sequence, the degree bound (the
+    maximum degree or ``n - 1``) and the degree histogram on ``0 .. Lambda``."""
+    degrees = np.sort(graph.degrees())
+    lam = int(degrees[-1]) if degree_bound == "max_degree" else graph.n_nodes - 1
+    return degrees, lam, np.bincount(degrees, minlength=lam + 1)
 
 
+def partition_calibration(accounting: str, degree_bound: int, n_nodes: int) -> tuple[float, str]:
+    """``(sensitivity, ledger label)`` of the Eq (4) partition: per region (the paper's,
+    :func:`~mechanisms.rps.quality.degree_quality_sensitivity`) or level-wide (strict)."""
+    if accounting == "paper":
+        return (degree_quality_sensitivity(degree_bound, n_nodes),
+                "partition: exponential mechanism, Eq (4), per-region node-DP sensitivity")
+    return (degree_quality_level_sensitivity(degree_bound, n_nodes),
+            "partition: exponential mechanism, Eq (4), level-wide node-DP sensitivity")
+
+
+def leaf_count_summary(accounting: str, *, hist, degree_bound: int, gamma: float,
+                       epsilon_leaf: float) -> SmoothLeafCount | StrictLeafCount:
+    """The leaf summary of ``accounting``: :class:`SmoothLeafCount` (paper) or
+    :class:`StrictLeafCount` at ``epsilon_leaf`` (strict)."""
+    if accounting == "paper":
+        return SmoothLeafCount(hist, degree_bound, gamma)
+    return StrictLeafCount(degree_bound, epsilon_leaf)
+
+
+def degree_tree(degrees: np.ndarray, degree_bound: int, *, sensitivity: float, label: str,
+                summarize, epsilon: float, depth: int, rng: np.random.Generator,
+                ledger: PrivacyLedger, budget: PathBudget) -> RPSTree:
+    """The RPS tree of a sorted degree sequence on the integer axis ``[0, Lambda]``: Eq (4)
+    partitions with ``sensitivity`` (recorded as ``label``), no noisy-count stop, and
+    ``summarize`` at every leaf (Sec 5.1)."""
+    n = int(degrees.size)
+    part = BoxPartition(
+        [degrees.astype(float)],
+        [True],
+        quality=DegreeBalance(n, sensitivity, label),
+        domain_lo=[0.0],
+        domain_hi=[float(degree_bound)],
+    )
+    return rps(
+        n,
+        BoxRegion(np.array([0.0]), np.array([float(degree_bound)])),
+        partition=part,
+        summarize=summarize,
+        epsilon=epsilon,
+        depth=depth,
+        rng=rng,
+        ledger=ledger,
+        budget=budget,
+    )
+
+
+def lower_bound_sequence(tree: RPSTree, n: int) -> np.ndarray:
+    """``n`` degrees, non-decreasing: each leaf's lower end as many times as its share of
+    the noisy counts (:func:`allocate`; Sec 5.1's lower-bound summary)."""
+    counts = allocate([leaf.summary for leaf in tree.leaves], n)
+    lower = np.array([leaf.region.lo[0] for leaf in tree.leaves])
+    return np.repeat(lower, counts)
+
+
+# --------------------------------------------------------------------------- mechanisms
 @register_mechanism(
     "rps_degree_sequence",
     input_kind=Kind.GRAPH,
@@ -375,8 +359,8 @@ def rps_degree_sequence(
     split : float in (0, 1], default 0.5
         Share of epsilon for the leaf counts (Sec 3.2).
     accounting : {"paper", "strict"}, default "paper"
-        The paper's per-path composition (see the caveat in the module docstring) or a
-        calibration that is epsilon-node-DP.
+        The paper's per-path composition (see :data:`CAVEAT`) or a calibration that is
+        epsilon-node-DP.
     gamma : float >= 2, default 4.0
         Tail exponent of the heavy-tailed noise of ``accounting="paper"`` (2: Cauchy, the
         paper's example; 4: lighter tails and a finite variance).
@@ -386,9 +370,9 @@ def rps_degree_sequence(
     Returns
     -------
     Release
-        ``value``: :class:`DegreeSequence` of exactly ``n`` degrees, non-decreasing (each
-        leaf's lower end, as many times as its share of the noisy counts). ``info``:
-        ``leaves``, ``max_depth``, ``degree_bound`` (``Lambda``).
+        ``value``: :class:`DegreeSequence` of exactly ``n`` degrees, non-decreasing
+        (:func:`lower_bound_sequence`). ``info``: ``leaves``, ``max_depth``,
+        ``degree_bound`` (``Lambda``).
 
     Raises
     ------
@@ -401,50 +385,20 @@ def rps_degree_sequence(
     depth = check_depth(depth)
     check_option(degree_bound, DEGREE_BOUNDS, "degree_bound")
     check_option(accounting, ACCOUNTING, "accounting")
-    gamma = _check_gamma(gamma)
+    gamma = check_real(gamma, "gamma", low=2.0)
     budget = PathBudget(split=split)
     rng = check_rng(rng)
-    if not isinstance(graph, Graph):
-        raise DataError(f"rps_degree_sequence needs a Graph, got {type(graph).__name__}")
-    n = graph.n_nodes
-    if n == 0:
-        raise DataError("rps_degree_sequence needs a graph with at least one node")
+    n = check_graph(graph, "rps_degree_sequence")
     ledger = ensure_ledger(ledger, epsilon)
 
-    degrees = np.sort(graph.degrees())
-    lam = int(degrees[-1]) if degree_bound == "max_degree" else n - 1
-    hist = np.bincount(degrees, minlength=lam + 1)
-    if accounting == "paper":
-        sens = degree_quality_sensitivity(lam, n)
-        label = "partition: exponential mechanism, Eq (4), per-region node-DP sensitivity"
-        summarize = _SmoothLeafCount(_prefix(hist), lam, gamma)
-    else:
-        sens = degree_quality_level_sensitivity(lam, n)
-        label = "partition: exponential mechanism, Eq (4), level-wide node-DP sensitivity"
-        summarize = _StrictLeafCount(lam, budget.split * epsilon)
-    part = BoxPartition(
-        [degrees.astype(float)],
-        [True],
-        quality=DegreeBalance(n, sens, label),
-        domain_lo=[0.0],
-        domain_hi=[float(lam)],
-    )
-    tree = rps(
-        n,
-        BoxRegion(np.array([0.0]), np.array([float(lam)])),
-        partition=part,
-        summarize=summarize,
-        epsilon=epsilon,
-        depth=depth,
-        rng=rng,
-        ledger=ledger,
-        budget=budget,
-    )
-    counts = allocate([leaf.summary for leaf in tree.leaves], n)
-    lower = np.array([leaf.region.lo[0] for leaf in tree.leaves])
-    values = np.repeat(lower, counts)
+    degrees, lam, hist = sorted_degrees(graph, degree_bound)
+    sens, label = partition_calibration(accounting, lam, n)
+    summarize = leaf_count_summary(accounting, hist=hist, degree_bound=lam, gamma=gamma,
+                                   epsilon_leaf=budget.split * epsilon)
+    tree = degree_tree(degrees, lam, sensitivity=sens, label=label, summarize=summarize,
+                       epsilon=epsilon, depth=depth, rng=rng, ledger=ledger, budget=budget)
     info = {"leaves": len(tree.leaves), "max_depth": tree.max_depth, "degree_bound": lam}
-    return Release(DegreeSequence(values), info)
+    return Release(DegreeSequence(lower_bound_sequence(tree, n)), info)
 
 
 @register_mechanism(

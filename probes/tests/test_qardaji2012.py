@@ -1,6 +1,6 @@
 """The probes behind qardaji2012's notes (issue 13) and the paper's non-private readings.
 
-- The probe tree (:mod:`mechanisms.rps_probes`) is the mechanism's tree: same release for
+- The probe tree (:mod:`probes.qardaji2012`) is the mechanism's tree: same release for
   the same seed, so an ablation changes one component and nothing else.
 - The numbers the Fig. 5 notes quote are reproduced by the probe (Caltech36, seeds 0-4, as
   ``benchmarks/probe_qardaji2012.py fig5`` prints them), within the tolerance stated in
@@ -18,25 +18,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from probe_support import load_probe, needs_data
 
 import baselines  # noqa: F401
 import mechanisms  # noqa: F401
-from mechanisms.rps_degree import rps_degree_sequence
-from mechanisms.rps_degree_reading import (
-    _RemovalOnlyLeafCount,
+from mechanisms.rps.degree import rps_degree_sequence
+from mechanisms.rps.removal_only import (
+    RemovalOnlyLeafCount,
     removal_only_smooth_sensitivity,
     rps_degree_sequence_removal_only,
 )
-from mechanisms.rps_probes import degree_rps_tree, partition_stats, root_max_logit
 from metrics.distributions import emd_p2
 from privpub.data import load_dataset
 from privpub.ledger import PrivacyLedger
 from privpub.registry import DP_NOTIONS, get_mechanism
 from privpub.registry import mechanisms as registered
 from privpub.types import DegreeSequence
+from probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
+from probes.support import load_probe, needs_data
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "conf"
 
 
@@ -178,11 +178,11 @@ def test_removal_only_reading_releases_an_empty_region_exactly():
     """The reading is not DP: an empty region's count is released as exactly 0 (no noise),
     while a neighbour that puts one node there gets a noisy, non-zero count almost
     surely. P[output = 0] is 1 on one side and 0 on the other: no epsilon bounds that."""
-    from mechanisms.rps import BoxRegion, Node
+    from mechanisms.rps.framework import Node
+    from mechanisms.rps.partition import BoxRegion
 
     hist = np.array([0, 3, 2, 0, 0, 1])
-    prefix = np.concatenate([[0], np.cumsum(hist)])
-    leaf = _RemovalOnlyLeafCount(prefix, 5, 4.0)
+    leaf = RemovalOnlyLeafCount(hist, 5, 4.0)
     region = BoxRegion(np.array([3.0]), np.array([4.0]))
     empty = Node(np.array([], dtype=np.int64), region, 15, "")
     one = Node(np.array([7]), region, 15, "")
@@ -258,7 +258,7 @@ def test_fig1_front_loaded_budget_makes_deep_trees_tie():
     """With level_ratio < 1 the levels below the noisy-count stop get almost nothing, so
     depth 50 and depth 100 build the same tree: the budget split cannot make depth 50
     strictly better than deeper trees (the Fig. 1 probe's finding, small and fast)."""
-    from mechanisms.rps_table import rps_table
+    from mechanisms.rps.table import rps_table
 
     table = load_dataset("gaussian_1d", n=2000, rng=0)
     for seed in range(3):
@@ -271,7 +271,7 @@ def test_fig1_front_loaded_budget_makes_deep_trees_tie():
 
 
 def test_level_ratio_one_is_the_equal_split():
-    from mechanisms.rps import PathBudget
+    from mechanisms.rps.budget import PathBudget
 
     equal = PathBudget().per_level(2.0, 10, partition_spends=True, stop_spends=True, level=3)
     assert equal == PathBudget().per_level(2.0, 10, partition_spends=True, stop_spends=True)
@@ -283,7 +283,7 @@ def test_level_ratio_one_is_the_equal_split():
 
 @pytest.mark.parametrize("ratio", [0.5, 0.9, 1.3])
 def test_every_path_stays_within_epsilon_with_any_level_ratio(ratio):
-    from mechanisms.rps_table import rps_table
+    from mechanisms.rps.table import rps_table
 
     table = load_dataset("gaussian_1d", n=500, rng=1)
     for seed in range(3):
@@ -317,8 +317,8 @@ def test_recording_leaves_relabels_every_row_with_its_leaf_majority():
     relabelled = probe.relabel_by_leaf_majority(table, leaves)
     same = relabelled.data[cls].astype(str).to_numpy() == table.data[cls].astype(str).to_numpy()
     assert same.mean() == pytest.approx(out.info["purity"])
-    import mechanisms.rps_table as rt
-    assert rt._LeafSummary.__name__ == "_LeafSummary"  # the patch is undone
+    import mechanisms.rps.table as rt
+    assert rt.TableLeafSummary.__name__ == "TableLeafSummary"  # the patch is undone
 
 
 @needs_data("adult")

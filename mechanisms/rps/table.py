@@ -1,17 +1,19 @@
-"""RPS for relational tables (qardaji2012 Sec 3.2, Sec 4): a synthetic table under record-DP.
+"""RPS for relational tables (qardaji2012 Sec 3.2, Sec 4): ``rps_table``, a synthetic table
+under record-DP.
 
-Every non-class attribute is an axis of the space (Sec 3.2, Sec 4.2): numeric attributes
+Every non-class attribute is an axis of the space (:func:`table_axes`): numeric attributes
 with an integer dtype are integer axes; other numeric attributes are continuous with cuts
-at the multiples of ``granularity`` ("integer granularity for continuous attributes");
-ordinal attributes use their given order; categorical attributes a random order of their
-domain, drawn from ``rng`` (data-independent: "generate a random order otherwise"). The
-class attribute, if any, is not an axis: it is summarised per leaf by a noisy majority
-vote (Sec 4.2) and, with ``quality="class"``, steers the partition (Eq 3).
+at the multiples of ``granularity`` (Sec 4.2: "integer granularity for continuous
+attributes"); ordinal attributes use their given order; categorical attributes a random
+order of their domain, drawn from ``rng`` (data-independent: "generate a random order
+otherwise"). The class attribute, if any, is not an axis: it is summarised per leaf by a
+noisy majority vote (Sec 4.2) and, with ``quality="class"``, steers the partition (Eq 3).
 
-The tree is built by :func:`mechanisms.rps.rps` with the balanced partition of
-:class:`mechanisms.rps.BoxPartition`, the stopping conditions of Sec 3.2 (maximum depth,
-region too narrow to split, optionally a noisy count at most ``stop_count``), and the leaf
-summary below; see :mod:`mechanisms.rps` for the budget allocation and the ledger.
+The tree is :func:`mechanisms.rps.framework.rps` with
+:class:`mechanisms.rps.partition.BoxPartition`, the stopping conditions of Sec 3.2 (maximum
+depth, region too narrow to split, optionally a noisy count at most ``stop_count``) and
+:class:`TableLeafSummary`. The budget per path and why the release is epsilon-DP:
+docs/design.md, "qardaji2012: RPS".
 
 References
 ----------
@@ -28,20 +30,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mechanisms.rps import (
+from mechanisms.rps.budget import PathBudget
+from mechanisms.rps.checks import check_option, check_real
+from mechanisms.rps.framework import NoisyCountStop, RPSTree, rps
+from mechanisms.rps.partition import (
     ATTRIBUTE_CHOICES,
     PARTITIONS,
     SUMMARIES,
     BoxPartition,
     BoxRegion,
-    ClassBalance,
-    CountBalance,
-    NoisyCountStop,
-    PathBudget,
-    check_option,
-    rps,
     sample_in_box,
 )
+from mechanisms.rps.quality import ClassBalance, CountBalance
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import laplace_mechanism
@@ -49,13 +49,13 @@ from privpub.registry import RECORD_DP, register_mechanism
 from privpub.types import Kind, Release, Table
 from privpub.validation import check_depth, check_epsilon, check_rng
 
-__all__ = ["rps_table", "QUALITIES", "EncodedTable", "encode_table"]
+__all__ = ["rps_table", "QUALITIES", "TableAxes", "table_axes", "TableLeafSummary"]
 
 QUALITIES = ("count", "class")
 
 
 @dataclass
-class EncodedTable:
+class TableAxes:
     """A table as RPS axes.
 
     Attributes
@@ -99,7 +99,7 @@ def _domain_codes(col: pd.Series, domain: tuple, name: str) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-def encode_table(table: Table, rng: np.random.Generator) -> EncodedTable:
+def table_axes(table: Table, rng: np.random.Generator) -> TableAxes:
     """Encode ``table`` as RPS axes (see the module docstring); ``rng`` draws the random
     orders of categorical domains."""
     schema = table.schema
@@ -148,34 +148,12 @@ def encode_table(table: Table, rng: np.random.Generator) -> EncodedTable:
         domain = schema[cls].domain
         labels = _domain_codes(table.data[cls], domain, cls)
         n_classes = len(domain)
-    return EncodedTable(
+    return TableAxes(
         names, columns, np.array(discrete), np.array(lo), np.array(hi), orders, labels, n_classes
     )
 
 
-def _check_stop_count(stop_count):
-    if stop_count is None:
-        return None
-    if (
-        isinstance(stop_count, bool)
-        or not isinstance(stop_count, (int, float, np.integer, np.floating))
-        or not (stop_count >= 0 and math.isfinite(stop_count))
-    ):
-        raise PrivpubError(f"stop_count must be None or a finite number >= 0, got {stop_count!r}")
-    return float(stop_count)
-
-
-def _check_granularity(granularity) -> float:
-    if (
-        isinstance(granularity, bool)
-        or not isinstance(granularity, (int, float, np.integer, np.floating))
-        or not (granularity > 0 and math.isfinite(granularity))
-    ):
-        raise PrivpubError(f"granularity must be a finite number > 0, got {granularity!r}")
-    return float(granularity)
-
-
-class _LeafSummary:
+class TableLeafSummary:
     """Leaf summary (Sec 3.2, Sec 4.2): a Laplace-noised count, or with a class attribute
     the Laplace-noised class histogram (L1 sensitivity 1: one record is in one class),
     whose sum is the count and whose argmax is the noisy majority vote. Uses all the budget
@@ -208,7 +186,7 @@ class _LeafSummary:
         return int(np.rint(max(float(noisy.sum()), 0.0))), int(np.argmax(noisy))
 
 
-def _decode(table: Table, enc: EncodedTable, points: np.ndarray, classes: np.ndarray):
+def _decode(table: Table, enc: TableAxes, points: np.ndarray, classes: np.ndarray):
     data = {}
     axis = {name: j for j, name in enumerate(enc.names)}
     cls = table.schema.class_attribute
@@ -253,30 +231,20 @@ def _purity(leaves, labels, n_classes) -> float:
     privacy=RECORD_DP,
     paper="qardaji2012",
 )
-def rps_table(
-    table: Table,
-    *,
-    epsilon: float,
-    depth: int = 10,
-    stop_count: float | None = None,
-    partition: str = "median",
-    attributes: str = "all",
-    quality: str = "count",
-    summary: str = "uniform",
-    split: float = 0.5,
-    granularity: float = 1.0,
-    stop_share: float = 0.5,
-    level_ratio: float = 1.0,
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
+def rps_table(table: Table, *, epsilon: float, depth: int = 10,
+              stop_count: float | None = None, partition: str = "median",
+              attributes: str = "all", quality: str = "count", summary: str = "uniform",
+              split: float = 0.5, granularity: float = 1.0, stop_share: float = 0.5,
+              level_ratio: float = 1.0, rng: np.random.Generator,
+              ledger: PrivacyLedger | None = None) -> Release:
     """Synthetic table by Recursive Partitioning and Summarization ([QL12] Alg 1, Sec 3-4).
 
     Parameters
     ----------
     table : Table
         Input; every ordinal/categorical attribute needs its public domain, numeric ones a
-        public ``(low, high)`` domain containing every value.
+        public ``(low, high)`` domain containing every value. May be empty (DP neighbours
+        may be); the output then holds noise.
     epsilon : float
         Privacy budget (record-level DP: add or remove one row), > 0.
     depth : int, default 10
@@ -295,23 +263,19 @@ def rps_table(
         a uniformly random attribute first, then the cut (Sec 4.2, Fig 3).
     quality : {"count", "class"}, default "count"
         Eq (2) (sensitivity 1/2) or Eq (3) (binary class attribute required; sensitivity
-        3/2, derived, see :func:`mechanisms.rps.quality_class`).
+        3/2, derived, see :func:`mechanisms.rps.quality.quality_class`).
     summary : {"uniform", "midpoint", "lower"}, default "uniform"
-        How each generated tuple's attributes are drawn inside its leaf region (Sec 3.2):
-        uniformly, at the middle, or at the lower end of each attribute's range.
-    split : float in (0, 1], default 0.5
-        Share of epsilon reserved for the leaf summaries (Sec 3.2: half).
+        Where each generated tuple lies in its leaf region (Sec 3.2;
+        :func:`mechanisms.rps.partition.sample_in_box`).
+    split, stop_share, level_ratio : float, defaults 0.5, 0.5, 1.0
+        The budget of a path (:class:`mechanisms.rps.budget.PathBudget`): ``split`` of
+        epsilon for the leaf summaries (Sec 3.2: half), ``stop_share`` of each level's part
+        for the noisy-count check when ``stop_count`` is set, levels weighted by
+        ``level_ratio ** i`` (1: equal parts; < 1 front-loads the shallow levels, the
+        qardaji2012 Fig. 1 probe).
     granularity : float, default 1.0
         Cut granularity of continuous (float) attributes (Sec 4.2: integer granularity).
         Integer-typed and ordered discrete attributes are cut between consecutive values.
-    stop_share : float in (0, 1), default 0.5
-        Share of each level's budget for the noisy-count check when ``stop_count`` is set
-        (the rest goes to the partition).
-    level_ratio : float > 0, default 1.0
-        Level ``i`` gets a share of ``(1 - split) * epsilon`` proportional to
-        ``level_ratio ** i`` (:class:`mechanisms.rps.PathBudget`): 1 splits it equally over
-        the ``depth`` levels (our reading of Sec 3.2), < 1 front-loads it on the shallow
-        levels (the qardaji2012 Fig. 1 probe of the paper's best depth).
     rng : numpy.random.Generator
     ledger : PrivacyLedger, optional
         Receives one parallel block over the disjoint root-to-leaf paths; ``ledger.spent``
@@ -321,88 +285,63 @@ def rps_table(
     -------
     Release
         ``value``: a Table with the input's schema (class attribute included), one row
-        per generated tuple, in random order. ``info``: ``leaves`` (number of leaf
-        regions), ``rows`` (rows released), ``max_depth`` (deepest leaf) and, when the
-        table has a class attribute, ``purity``: the fraction of the *original* rows that
-        belong to the majority class of their leaf region (Sec 4.1, Fig 2: "we labelled
-        each region with the generator that created the majority of the tuples in that
-        region [...] calculated the percentage such tuples hold over all the tuples").
-        Purity reads the original data: a non-private evaluation diagnostic, never part
-        of the release.
+        per generated tuple, in random order. ``info``: ``leaves``, ``rows`` (released),
+        ``max_depth`` and, with a class attribute, ``purity`` (Sec 4.1, Fig 2: read from
+        the original data, a non-private diagnostic, never part of the release;
+        docs/design.md).
 
     Raises
     ------
     PrivpubError
-        Bad epsilon, depth, stop_count, split, granularity, unknown option names,
-        ``quality="class"`` without a binary class attribute, or an encoding problem.
-    DataError
-        Values outside the schema domain or missing.
-
-    Notes
-    -----
-    *Privacy.* Sibling regions are disjoint, so adding or removing one row changes the
-    queries of one root-to-leaf path only; along it: the noisy-count checks (Laplace,
-    sensitivity 1), the exponential mechanisms (Eq 2: 1/2, Eq 3: 3/2) and the leaf's
-    noisy class histogram (Laplace, L1 sensitivity 1). The random orders of categorical
-    domains, the random attribute choice, the midpoint partition, the narrow-region test
-    and the tuples drawn inside a region depend on public information only. Each path
-    spends at most ``epsilon`` (enforced while the tree is built and recorded in the
-    ledger), so the release is epsilon-DP by sequential and parallel composition.
-
-    *Empty table.* Allowed (DP neighbours may be empty); the output then holds noise.
+        A bad parameter, ``quality="class"`` without a binary class attribute, or an
+        attribute without a public domain; :class:`DataError` for values outside it.
     """
     epsilon = check_epsilon(epsilon)
     depth = check_depth(depth)
-    stop_count = _check_stop_count(stop_count)
-    check_option(partition, PARTITIONS, "partition")
-    check_option(attributes, ATTRIBUTE_CHOICES, "attributes")
-    check_option(quality, QUALITIES, "quality")
-    check_option(summary, SUMMARIES, "summary")
+    stop_count = check_real(stop_count, "stop_count", low=0.0, allow_none=True)
+    for value, options, name in ((partition, PARTITIONS, "partition"),
+                                 (attributes, ATTRIBUTE_CHOICES, "attributes"),
+                                 (quality, QUALITIES, "quality"), (summary, SUMMARIES, "summary")):
+        check_option(value, options, name)
     budget = PathBudget(split=split, stop_share=stop_share, level_ratio=level_ratio)
-    granularity = _check_granularity(granularity)
+    granularity = check_real(granularity, "granularity", low=0.0, strict=True)
     rng = check_rng(rng)
     if not isinstance(table, Table):
         raise DataError(f"rps_table needs a Table, got {type(table).__name__}")
-    cls = table.schema.class_attribute
     if quality == "class":
-        if cls is None:
-            raise PrivpubError(
-                "quality='class' (Eq 3) needs a table with a class attribute "
-                "(Schema.class_attribute); this table has none"
-            )
-        if len(table.schema[cls].domain) != 2:
-            raise PrivpubError(
-                f"quality='class' (Eq 3) is defined for a binary class; {cls!r} has "
-                f"{len(table.schema[cls].domain)} values"
-            )
+        _check_binary_class(table)
     ledger = ensure_ledger(ledger, epsilon)
+    enc = table_axes(table, rng)
+    part = BoxPartition(enc.columns, enc.discrete,
+                        quality=ClassBalance() if quality == "class" else CountBalance(),
+                        granularity=granularity,
+                        labels=enc.labels if quality == "class" else None, method=partition,
+                        attributes=attributes, domain_lo=enc.lo, domain_hi=enc.hi)
+    tree = rps(table.n_rows, BoxRegion(enc.lo.copy(), enc.hi.copy()), partition=part,
+               summarize=TableLeafSummary(enc.labels, enc.n_classes),
+               stopping=None if stop_count is None else NoisyCountStop(stop_count),
+               epsilon=epsilon, depth=depth, rng=rng, ledger=ledger, budget=budget)
+    return _synthesize(table, enc, tree, summary, rng)
 
-    enc = encode_table(table, rng)
-    qual = ClassBalance() if quality == "class" else CountBalance()
-    part = BoxPartition(
-        enc.columns,
-        enc.discrete,
-        quality=qual,
-        granularity=granularity,
-        labels=enc.labels if quality == "class" else None,
-        method=partition,
-        attributes=attributes,
-        domain_lo=enc.lo,
-        domain_hi=enc.hi,
-    )
-    tree = rps(
-        table.n_rows,
-        BoxRegion(enc.lo.copy(), enc.hi.copy()),
-        partition=part,
-        summarize=_LeafSummary(enc.labels, enc.n_classes),
-        stopping=None if stop_count is None else NoisyCountStop(stop_count),
-        epsilon=epsilon,
-        depth=depth,
-        rng=rng,
-        ledger=ledger,
-        budget=budget,
-    )
 
+def _check_binary_class(table: Table) -> None:
+    """Eq (3) needs a binary class attribute."""
+    cls = table.schema.class_attribute
+    if cls is None:
+        raise PrivpubError(
+            "quality='class' (Eq 3) needs a table with a class attribute "
+            "(Schema.class_attribute); this table has none"
+        )
+    if len(table.schema[cls].domain) != 2:
+        raise PrivpubError(
+            f"quality='class' (Eq 3) is defined for a binary class; {cls!r} has "
+            f"{len(table.schema[cls].domain)} values"
+        )
+
+
+def _synthesize(table: Table, enc: TableAxes, tree: RPSTree, summary: str, rng) -> Release:
+    """The release: each leaf's noisy count of tuples drawn in its box, with its noisy
+    majority class, shuffled and decoded to the input's schema."""
     counts = np.array([leaf.summary[0] for leaf in tree.leaves], dtype=np.int64)
     lo = np.repeat(np.array([leaf.region.lo for leaf in tree.leaves]), counts, axis=0)
     hi = np.repeat(np.array([leaf.region.hi for leaf in tree.leaves]), counts, axis=0)

@@ -1,20 +1,12 @@
-"""Probe behind day2016 Table 2's notes (issue 13): can any projection produce the L1 the
-paper prints, given the fraction of edges the paper says it keeps?
+"""Probes behind day2016's Table 1 and Table 2 notes (issue 13).
 
-A projection deletes edges (``pi_theta``, Flowgraph, Edge-Removal) or nodes with their edges
-(Truncation) and never adds any. Deleting ``r`` edges changes the degrees of at most
-``min(2r, |V|)`` nodes, and each changed degree moves one node from one bin to another,
-which changes the raw-count L1 distance of the two degree histograms by at most 2. So
+- Table 2: can any projection produce the L1 the paper prints, given the fraction of edges
+  the paper says it keeps? :func:`l1_upper_bound` bounds every raw-count L1 a projection
+  keeping that fraction can reach; :func:`table2_bound_cells` checks every published cell.
+- Table 1: how many self-loops day2016 counted as edges (:func:`self_loops_in_lcc`).
 
-    L1(hist(G), hist(G')) <= 2 * min(2 r, |V|),   r = |E| - |E'| = (1 - |E'|/|E|) |E|.
-
-With the paper's own ``|E'|/|E|`` (printed to two decimals, so ``r <= (1 - f + 0.005) |E|``)
-this bounds every L1 the paper could have measured on the same graph, whatever the
-projection's details (edge order, ties, how bin theta is treated). A published L1 above the
-bound cannot be the raw-count L1 of Sec 4.2 on that graph. Truncation at ``theta`` also
-removes the nodes of degree ``> theta`` from the histogram (one count each); each has at
-least ``theta + 1`` of the ``r`` removed edges, so at most ``2 r / (theta + 1)`` of them:
-its bound is ``2 min(2 r, |V|) + 2 r / (theta + 1)``.
+``benchmarks/probe_day2016.py`` prints the numbers the notes quote;
+``probes/tests/test_day2016.py`` pins them.
 """
 
 from __future__ import annotations
@@ -30,7 +22,22 @@ def l1_upper_bound(n_nodes: int, n_edges: int, edge_fraction: float, *,
                    rounding: float = 0.005, truncated_at: int | None = None) -> float:
     """The largest raw-count L1 between the degree histograms of a graph and of a subgraph
     keeping ``edge_fraction`` of its edges (printed with ``rounding`` slack);
-    ``truncated_at``: Truncation at that theta, which also drops nodes (module docstring)."""
+    ``truncated_at``: Truncation at that theta, which also drops nodes.
+
+    A projection deletes edges (``pi_theta``, Flowgraph, Edge-Removal) or nodes with their
+    edges (Truncation) and never adds any. Deleting ``r`` edges changes the degrees of at
+    most ``min(2r, |V|)`` nodes, and each changed degree moves one node from one bin to
+    another, which changes the raw-count L1 distance of the two degree histograms by at
+    most 2. So ``L1(hist(G), hist(G')) <= 2 min(2 r, |V|)`` with
+    ``r = |E| - |E'| = (1 - |E'|/|E|) |E|``. With the paper's own ``|E'|/|E|`` (printed to
+    two decimals, so ``r <= (1 - f + 0.005) |E|``) this bounds every L1 the paper could
+    have measured on the same graph, whatever the projection's details (edge order, ties,
+    how bin theta is treated): a published L1 above it cannot be the raw-count L1 of Sec
+    4.2 on that graph. Truncation at ``theta`` also removes the nodes of degree ``> theta``
+    from the histogram (one count each); each has at least ``theta + 1`` of the ``r``
+    removed edges, so at most ``2 r / (theta + 1)`` of them: its bound is
+    ``2 min(2 r, |V|) + 2 r / (theta + 1)``.
+    """
     removed = min(1.0, max(0.0, 1.0 - edge_fraction + rounding)) * n_edges
     bound = 2.0 * min(2.0 * removed, float(n_nodes))
     if truncated_at is not None:

@@ -20,7 +20,7 @@ from mechanisms.rps import (
     degree_quality_sensitivity,
     quality_degree,
 )
-from mechanisms.rps_degree import (
+from mechanisms.rps.degree import (
     CAVEAT,
     allocate,
     local_sensitivity_bound,
@@ -34,7 +34,7 @@ from privpub.registry import NODE_DP, get_mechanism
 from privpub.testing import empirical_privacy_check
 from privpub.types import DegreeSequence, Graph, Kind
 
-CONF = Path(__file__).resolve().parents[2] / "conf" / "mechanism"
+CONF = Path(__file__).resolve().parents[3] / "conf" / "mechanism"
 
 
 # --------------------------------------------------------------------------- universe
@@ -269,7 +269,7 @@ def test_empirical_neighbour_test(accounting, monkeypatch):
     keeps G and G' within a factor ~e of each other here.)"""
     degree_check(accounting, 400).assert_passed()
     if accounting == "strict":
-        import mechanisms.rps_degree as module
+        import mechanisms.rps.degree as module
 
         real = module.laplace_mechanism
         monkeypatch.setattr(module, "laplace_mechanism", lambda v, *, sensitivity, **kw: real(
@@ -358,7 +358,7 @@ def test_registration_and_config():
 
 
 def test_histogram_variant_counts_the_released_sequence():
-    from mechanisms.rps_degree import rps_degree_histogram
+    from mechanisms.rps.degree import rps_degree_histogram
     from privpub.data import load_dataset
 
     g = load_dataset("karate")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from mechanisms.rps_table import rps_table
+from mechanisms.rps.table import rps_table
 from metrics.distributions import emd_p2
 from privpub.data import load_dataset
 from privpub.errors import DataError, PrivpubError
@@ -19,7 +19,7 @@ from privpub.registry import RECORD_DP, get_mechanism
 from privpub.testing import empirical_privacy_check
 from privpub.types import Attribute, Kind, Release, Schema, Table
 
-CONF = Path(__file__).resolve().parents[2] / "conf" / "mechanism"
+CONF = Path(__file__).resolve().parents[3] / "conf" / "mechanism"
 
 
 def mixed_table(n=300, seed=0):

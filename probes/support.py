@@ -1,5 +1,6 @@
-"""Shared by ``tests/test_probes_*.py``: the probe scripts of ``benchmarks/`` (scripts, not a
-package, so imported by path) and whether the real datasets they need are present."""
+"""What the probe tests share (``probes/tests``, ``tests/test_probes_*.py``): the probe
+scripts of ``benchmarks/`` (scripts, not a package, so imported by path; a source checkout
+only) and whether the real datasets they need are present."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import importlib.util
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-import pytest
+if TYPE_CHECKING:
+    import pytest
+
+__all__ = ["load_probe", "has_data", "needs_data"]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,5 +44,7 @@ def has_data(*names: str) -> bool:
 
 def needs_data(*names: str) -> pytest.MarkDecorator:
     """Skip a test, with the reason, unless :func:`has_data` (``names``)."""
+    import pytest
+
     return pytest.mark.skipif(not has_data(*names),
                               reason=f"needs PRIVPUB_DATA_DIR with {', '.join(names)}")

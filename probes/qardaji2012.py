@@ -1,20 +1,20 @@
 """Probes of qardaji2012's degree-sequence RPS: ablations that check the causes the notes of
 Figs 4-5 state (issue 13: "causes checked, not guessed").
 
-Each probe rebuilds exactly the tree :func:`mechanisms.rps_degree.rps_degree_sequence`
+Each probe rebuilds exactly the tree :func:`mechanisms.rps.degree.rps_degree_sequence`
 builds (same calls, same random stream: :func:`degree_rps_tree` with ``leaf="smooth"`` gives
 the same release for the same seed, a test checks it) and swaps one component:
 
 - ``leaf="true"``: the leaf counts without noise (the partition keeps its noise), so
   what remains is the error of the partition and the lower-bound summaries;
 - ``leaf="removal_only"``: the paper's removal-only sensitivity reading
-  (:mod:`mechanisms.rps_degree_reading`; not DP);
+  (:mod:`mechanisms.rps.removal_only`; not DP);
 - :func:`partition_stats`: how sharp the exponential mechanism's cuts are (largest root
   logit), how many leaves lie above the true maximum degree and what share of the nodes
   they receive, and how the smooth-sensitivity noise scale compares with the leaf counts.
 
 ``benchmarks/probe_qardaji2012.py`` prints these on the paper's graphs (the numbers the
-notes quote); ``tests/test_probes_qardaji2012.py`` reruns the ones on Caltech36.
+notes quote); ``probes/tests/test_qardaji2012.py`` reruns the ones on Caltech36.
 Diagnostics only: nothing here is a mechanism.
 """
 
@@ -24,18 +24,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.rps import (
-    BoxPartition,
-    BoxRegion,
-    DegreeBalance,
-    PathBudget,
-    RPSTree,
-    degree_quality_level_sensitivity,
-    degree_quality_sensitivity,
-    rps,
+from mechanisms.rps.budget import PathBudget
+from mechanisms.rps.degree import (
+    degree_tree,
+    leaf_count_summary,
+    lower_bound_sequence,
+    partition_calibration,
+    smooth_sensitivity,
+    sorted_degrees,
 )
-from mechanisms.rps_degree import _prefix, _smooth, _SmoothLeafCount, _StrictLeafCount, allocate
-from mechanisms.rps_degree_reading import _RemovalOnlyLeafCount
+from mechanisms.rps.framework import RPSTree
+from mechanisms.rps.quality import degree_quality_sensitivity
+from mechanisms.rps.removal_only import RemovalOnlyLeafCount
 from privpub.ledger import PrivacyLedger
 from privpub.types import DegreeSequence, Graph
 
@@ -75,51 +75,30 @@ def degree_rps_tree(
     split: float = 0.5,
     gamma: float = 4.0,
 ) -> DegreeRun:
-    """The tree and release of :func:`~mechanisms.rps_degree.rps_degree_sequence` with the
+    """The tree and release of :func:`~mechanisms.rps.degree.rps_degree_sequence` with the
     leaf summary ``leaf``: ``"smooth"`` (ours, ``accounting="paper"``), ``"strict"``
     (``accounting="strict"``), ``"true"`` (exact counts) or ``"removal_only"`` (the
     paper's reading). The partition is always that of ``"smooth"`` except for ``"strict"``
     (level-wide sensitivity)."""
     if leaf not in LEAVES:
         raise ValueError(f"leaf must be one of {LEAVES}, got {leaf!r}")
-    degrees = np.sort(graph.degrees())
+    degrees, lam, hist = sorted_degrees(graph, degree_bound)
     n = graph.n_nodes
-    lam = int(degrees[-1]) if degree_bound == "max_degree" else n - 1
-    hist = np.bincount(degrees, minlength=lam + 1)
     budget = PathBudget(split=split)
-    if leaf == "strict":
-        sens = degree_quality_level_sensitivity(lam, n)
-        label = "partition: exponential mechanism, Eq (4), level-wide node-DP sensitivity"
-        summarize = _StrictLeafCount(lam, budget.split * epsilon)
+    accounting = "strict" if leaf == "strict" else "paper"
+    sens, label = partition_calibration(accounting, lam, n)
+    if leaf in ("smooth", "strict"):
+        summarize = leaf_count_summary(accounting, hist=hist, degree_bound=lam, gamma=gamma,
+                                       epsilon_leaf=budget.split * epsilon)
+    elif leaf == "true":
+        summarize = _TrueLeafCount()
     else:
-        sens = degree_quality_sensitivity(lam, n)
-        label = "partition: exponential mechanism, Eq (4), per-region node-DP sensitivity"
-        summarize = {
-            "smooth": lambda: _SmoothLeafCount(_prefix(hist), lam, gamma),
-            "true": _TrueLeafCount,
-            "removal_only": lambda: _RemovalOnlyLeafCount(_prefix(hist), lam, gamma),
-        }[leaf]()
-    part = BoxPartition(
-        [degrees.astype(float)],
-        [True],
-        quality=DegreeBalance(n, sens, label),
-        domain_lo=[0.0],
-        domain_hi=[float(lam)],
-    )
-    tree = rps(
-        n,
-        BoxRegion(np.array([0.0]), np.array([float(lam)])),
-        partition=part,
-        summarize=summarize,
-        epsilon=epsilon,
-        depth=depth,
-        rng=rng,
-        ledger=PrivacyLedger(epsilon),
-        budget=budget,
-    )
-    counts = allocate([leaf_.summary for leaf_ in tree.leaves], n)
-    lower = np.array([leaf_.region.lo[0] for leaf_ in tree.leaves])
-    return DegreeRun(tree, DegreeSequence(np.repeat(lower, counts)), lam, degrees, epsilon, gamma)
+        summarize = RemovalOnlyLeafCount(hist, lam, gamma)
+    tree = degree_tree(degrees, lam, sensitivity=sens, label=label, summarize=summarize,
+                       epsilon=epsilon, depth=depth, rng=rng, ledger=PrivacyLedger(epsilon),
+                       budget=budget)
+    release = DegreeSequence(lower_bound_sequence(tree, n))
+    return DegreeRun(tree, release, lam, degrees, epsilon, gamma)
 
 
 def root_max_logit(n_nodes: int, degree_bound: int, epsilon: float, *, depth: int = 15,
@@ -152,7 +131,7 @@ def partition_stats(run: DegreeRun) -> dict:
     spent_above = np.array([_leaf_epsilon(run, leaf) for leaf in leaves])
     hist = np.bincount(run.degrees, minlength=run.degree_bound + 1)
     beta = spent_above / (2.0 * (run.gamma + 1.0))
-    s = _smooth(_prefix(hist), lo, hi, run.degree_bound, beta)
+    s = smooth_sensitivity(hist, lo, hi, run.degree_bound, beta)
     scale = 2.0 * (run.gamma + 1.0) * s / spent_above
     nonempty = counts > 0
     return {

@@ -1,34 +1,19 @@
 """qardaji2012's degree-sequence RPS under the paper's own sensitivity reading: NOT private.
 
-Sec 5.1 of [QL12] justifies its leaf counts as follows: "removing one node will most likely
-only shift some of the node degrees in a region by 1 and remove, at most, one node
-completely. Hence, in addition to the removed node, only the nodes with degrees at the
-region boundaries will affect the count. By calculating the smooth sensitivity based on
-these counts [...] we can release accurate counts for each region while satisfying
-differential privacy."
+Sec 5.1 of [QL12] justifies its leaf counts by "removing one node will most likely only
+shift some of the node degrees in a region by 1 and remove, at most, one node completely.
+Hence, in addition to the removed node, only the nodes with degrees at the region
+boundaries will affect the count." Read literally (removal only, nodes *in* the region),
+the local sensitivity of a leaf count ``c`` of ``R = [a, b]`` is 0 if ``c = 0`` and else
+``1 + h_a`` (``h_a`` nodes of degree ``a >= 1``), smoothed over distances ``t`` with the
+window counts of :mod:`mechanisms.rps.degree`; everything else is
+:func:`mechanisms.rps.degree.rps_degree_sequence` with ``accounting="paper"``.
 
-Read literally, that sensitivity looks only at *removing* a node and only at the nodes
-*in* the region: the removed node (if its degree lies in ``R = [a, b]``) and the region's
-nodes at its lower boundary ``a``, which drop to ``a - 1`` and leave. This module
-implements that reading (issue 13: "the paper's reading beside ours"):
-
-- local sensitivity of a leaf count ``c``: ``0`` if ``c = 0`` (no node of the region can be
-  removed or shifted out), else ``1 + h_a`` (``h_a`` nodes of degree ``a``, only if
-  ``a >= 1``);
-- at distance ``t`` the same with the window count ``W_t(a)`` (nodes within ``t`` of ``a``)
-  as :mod:`mechanisms.rps_degree` does, ``A_t = 1 + min(Lambda, t + W_t(a))``, and the
-  beta-smooth bound ``S = max_t exp(-beta t) A_t``, with ``S = 0`` for an empty region;
-- the count plus heavy-tailed noise ``(2 (gamma + 1) S / eps) Z`` exactly as
-  :func:`mechanisms.rps_degree.rps_degree_sequence` with ``accounting="paper"`` (same
-  partition, budget split, depth, gamma and lower-bound summaries).
-
-**Why it is not DP.** Adding a node (or, equivalently, the neighbour on the other side of a
-removal) moves nodes of degree ``b + 1`` into ``R`` and puts the added node anywhere, so an
-empty region's count can change; the reading gives such a region no noise, so its exact
-``0`` is released, and an exact zero reveals an empty region: two neighbours that differ
-in whether a region is empty produce disjoint outputs. The reading is registered with
-privacy ``none`` and a caveat and must never be drawn as if it were private; it exists to
-show what the paper's claim rests on (qardaji2012 Figs 4-5, notes).
+An empty region gets no noise, so its exact 0 is released and reveals that it is empty:
+the reading is registered with privacy ``none`` and a caveat, and drawn beside the node-DP
+series only to show what the paper's claim rests on. Why it is not DP, in full:
+docs/design.md, "Fidelity: the paper's reading beside ours"; the numbers: the qardaji2012
+Figs 4-5 notes.
 
 References
 ----------
@@ -43,24 +28,29 @@ import math
 import numpy as np
 from numba import njit
 
-from mechanisms.rps import (
-    BoxPartition,
-    BoxRegion,
-    DegreeBalance,
-    PathBudget,
-    check_option,
-    degree_quality_sensitivity,
-    rps,
+from mechanisms.rps.budget import PathBudget
+from mechanisms.rps.checks import check_graph, check_option, check_real
+from mechanisms.rps.degree import (
+    DEGREE_BOUNDS,
+    degree_prefix,
+    degree_tree,
+    lower_bound_sequence,
+    sorted_degrees,
+    window_count,
 )
-from mechanisms.rps_degree import DEGREE_BOUNDS, _check_gamma, _prefix, _window, allocate
-from privpub.errors import DataError
+from mechanisms.rps.quality import degree_quality_sensitivity
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import heavy_tailed_noise
 from privpub.registry import NO_PRIVACY, register_mechanism
 from privpub.types import DegreeSequence, Graph, Kind, Release
 from privpub.validation import check_depth, check_epsilon, check_rng
 
-__all__ = ["rps_degree_sequence_removal_only", "removal_only_smooth_sensitivity", "CAVEAT"]
+__all__ = [
+    "rps_degree_sequence_removal_only",
+    "removal_only_smooth_sensitivity",
+    "RemovalOnlyLeafCount",
+    "CAVEAT",
+]
 
 CAVEAT = (
     "NOT private: qardaji2012 Sec 5.1's sensitivity reading (only the removed node and the "
@@ -68,6 +58,9 @@ CAVEAT = (
     "empty region gets no noise and its exact 0 is released, revealing that it is empty. "
     "Drawn beside the node-DP series to show what the paper's claim rests on."
 )
+
+#: The ledger label of the partition (the paper's per-region sensitivity).
+PARTITION_LABEL = "partition: exponential mechanism, Eq (4), per-region sensitivity"
 
 
 @njit(cache=True)
@@ -81,7 +74,7 @@ def _smooth_removal_only(prefix, a_arr, c_arr, lam, beta):
         best = 0.0
         t = 0
         while True:
-            w = _window(prefix, a, t, top) if a >= 1 else 0
+            w = window_count(prefix, a, t, top) if a >= 1 else 0
             bound = 1.0 + min(lam, t + w)
             value = math.exp(-beta * t) * bound
             if value > best:
@@ -95,18 +88,22 @@ def _smooth_removal_only(prefix, a_arr, c_arr, lam, beta):
 
 def removal_only_smooth_sensitivity(hist, a, counts, degree_bound: int, beta: float):
     """The paper-reading smooth "sensitivity" of leaf counts of regions starting at ``a``
-    with ``counts`` nodes (module docstring): 0 for an empty region. Not a valid bound."""
+    with ``counts`` nodes (docs/design.md): 0 for an empty region. Not a valid bound."""
     hist = np.asarray(hist, dtype=np.int64)
     full = np.zeros(int(degree_bound) + 1, dtype=np.int64)
     full[: min(hist.size, full.size)] = hist[: full.size]
     a = np.atleast_1d(np.asarray(a, dtype=np.int64))
     counts = np.atleast_1d(np.asarray(counts, dtype=np.int64))
-    return _smooth_removal_only(_prefix(full), a, counts, int(degree_bound), float(beta))
+    return _smooth_removal_only(degree_prefix(full), a, counts, int(degree_bound), float(beta))
 
 
-class _RemovalOnlyLeafCount:
-    def __init__(self, prefix, degree_bound, gamma):
-        self.prefix = prefix
+class RemovalOnlyLeafCount:
+    """The leaf count plus heavy-tailed noise scaled by the removal-only smooth
+    "sensitivity" (none for an empty region); ``hist``: the degree histogram on
+    ``0 .. degree_bound``."""
+
+    def __init__(self, hist, degree_bound: int, gamma: float):
+        self.prefix = degree_prefix(hist)
         self.lam = degree_bound
         self.gamma = gamma
 
@@ -154,7 +151,7 @@ def rps_degree_sequence_removal_only(
     """RPS degree sequence with the paper's removal-only leaf sensitivity ([QL12] Sec 5.1
     as written; NOT private, see the module docstring).
 
-    Everything else is :func:`mechanisms.rps_degree.rps_degree_sequence` with
+    Everything else is :func:`mechanisms.rps.degree.rps_degree_sequence` with
     ``accounting="paper"``: Eq (4) partitions with the per-region sensitivity, depth 15,
     ``split`` of the budget for the leaves, heavy-tailed noise with ``gamma``, lower-bound
     summaries, ``n`` degrees allocated over the noisy counts.
@@ -181,47 +178,19 @@ def rps_degree_sequence_removal_only(
     epsilon = check_epsilon(epsilon)
     depth = check_depth(depth)
     check_option(degree_bound, DEGREE_BOUNDS, "degree_bound")
-    gamma = _check_gamma(gamma)
+    gamma = check_real(gamma, "gamma", low=2.0)
     budget = PathBudget(split=split)
     rng = check_rng(rng)
-    if not isinstance(graph, Graph):
-        raise DataError(
-            f"rps_degree_sequence_removal_only needs a Graph, got {type(graph).__name__}"
-        )
-    n = graph.n_nodes
-    if n == 0:
-        raise DataError("rps_degree_sequence_removal_only needs a graph with at least one node")
+    n = check_graph(graph, "rps_degree_sequence_removal_only")
     ledger = ensure_ledger(ledger, epsilon)
-    degrees = np.sort(graph.degrees())
-    lam = int(degrees[-1]) if degree_bound == "max_degree" else n - 1
-    hist = np.bincount(degrees, minlength=lam + 1)
-    sens = degree_quality_sensitivity(lam, n)
-    part = BoxPartition(
-        [degrees.astype(float)],
-        [True],
-        quality=DegreeBalance(
-            n, sens, "partition: exponential mechanism, Eq (4), per-region sensitivity"
-        ),
-        domain_lo=[0.0],
-        domain_hi=[float(lam)],
-    )
-    tree = rps(
-        n,
-        BoxRegion(np.array([0.0]), np.array([float(lam)])),
-        partition=part,
-        summarize=_RemovalOnlyLeafCount(_prefix(hist), lam, gamma),
-        epsilon=epsilon,
-        depth=depth,
-        rng=rng,
-        ledger=ledger,
-        budget=budget,
-    )
-    counts = allocate([leaf.summary for leaf in tree.leaves], n)
-    lower = np.array([leaf.region.lo[0] for leaf in tree.leaves])
+    degrees, lam, hist = sorted_degrees(graph, degree_bound)
+    tree = degree_tree(degrees, lam, sensitivity=degree_quality_sensitivity(lam, n),
+                       label=PARTITION_LABEL, summarize=RemovalOnlyLeafCount(hist, lam, gamma),
+                       epsilon=epsilon, depth=depth, rng=rng, ledger=ledger, budget=budget)
     info = {
         "leaves": len(tree.leaves),
         "empty_leaves": int(sum(leaf.rows.size == 0 for leaf in tree.leaves)),
         "max_depth": tree.max_depth,
         "degree_bound": lam,
     }
-    return Release(DegreeSequence(np.repeat(lower, counts)), info)
+    return Release(DegreeSequence(lower_bound_sequence(tree, n)), info)

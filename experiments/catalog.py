@@ -1,0 +1,96 @@
+"""The experiment files of ``conf/experiment``: where they are, how they are read, and which
+paper and figure each reproduces (shared by ``privpub list``, ``reproduce`` and ``show``).
+
+Only the standard library is imported at module level, so ``privpub --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+__all__ = [
+    "PROJECT_ROOT",
+    "conf_dir",
+    "natural_key",
+    "figure_of",
+    "paper_of",
+    "load_experiments",
+    "read_yaml",
+    "scale_datasets",
+]
+
+#: The checkout holding run.py and conf/ (the parent of the ``experiments`` package).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def conf_dir(arg: str | None) -> Path:
+    """The config directory (``--conf-dir``, else the checkout's ``conf``); a directory
+    without experiment files is a usage error."""
+    conf = Path(arg) if arg else PROJECT_ROOT / "conf"
+    if not (conf / "experiment").is_dir():
+        raise SystemExit(
+            f"privpub: no experiment configs in {conf / 'experiment'} (pass --conf-dir, or run "
+            "from an editable install of the privpub checkout: pip install -e .)"
+        )
+    return conf
+
+
+def natural_key(text: str):
+    """Sort key that orders ``fig3`` before ``fig10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+_FIGURE = re.compile(r"_(fig|figure|table|tab)_?([0-9]+[a-z]?)$", re.IGNORECASE)
+
+
+def figure_of(name: str, exp: dict) -> str:
+    """The paper figure or table an experiment reproduces: its ``figure:`` key, else derived
+    from ``<paper>_<fig3c|table2>`` ("Fig. 3c", "Table 2"); "default" for the embedded one."""
+    if exp.get("figure"):
+        return str(exp["figure"])
+    m = _FIGURE.search(name)
+    if m:
+        kind = "Table" if m.group(1).lower().startswith("tab") else "Fig."
+        return f"{kind} {m.group(2)}"
+    return "default" if name == "default" else "-"
+
+
+def paper_of(name: str, exp: dict) -> str:
+    """The paper key of an experiment: its ``paper:``, else its name's prefix."""
+    return str(exp.get("paper") or name.split("_")[0])
+
+
+def read_yaml(path: Path):
+    """A YAML file's content, read with libyaml's safe parser when PyYAML has it (the
+    pure-Python one takes ~1 s for all the experiment files)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(path.read_text(), Loader=loader)  # noqa: S506 - a safe loader
+
+
+def load_experiments(conf: Path) -> list[tuple[Path, dict | None, str | None]]:
+    """``(path, experiment or None, error or None)`` of every experiment file, in natural
+    order; a file that cannot be read is one entry with its error."""
+    out = []
+    for path in sorted((conf / "experiment").glob("*.yaml"), key=lambda p: natural_key(p.stem)):
+        try:
+            exp = read_yaml(path)
+            if not isinstance(exp, dict):
+                raise ValueError("not a mapping")
+            out.append((path, exp, None))
+        except Exception as exc:  # a broken file is one row, not the end of the listing
+            out.append((path, None, f"cannot read {path.name}: {exc}"))
+    return out
+
+
+def scale_datasets(exp: dict, scale: str) -> list[str]:
+    """Dataset names of the experiment at ``scale`` from the YAML alone (when resolution
+    fails, so that the data column still says something)."""
+    block = (exp.get("scales") or {}).get(scale) or {}
+    items = block.get("datasets", exp.get("datasets")) or []
+    if not isinstance(items, list):
+        items = [items]
+    names = [d if isinstance(d, str) else (d or {}).get("name") for d in items]
+    return [n for n in dict.fromkeys(names) if isinstance(n, str)]

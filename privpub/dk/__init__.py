@@ -1,0 +1,65 @@
+"""The dK-2 series (joint degree distribution) of sala2011: extraction, repair, generation.
+
+sala2011 (Pygmalion) turns a graph into its dK-2 series, perturbs it and generates a new
+graph from the result. This package holds what the dK-2 mechanisms, baselines and metrics
+share:
+
+- :mod:`~privpub.dk.series`: the dK-2 series of a graph (:func:`joint_degree`), its
+  conventions, realizability and distances;
+- :mod:`~privpub.dk.repair`: a realizable joint degree matrix near a noisy series;
+- :mod:`~privpub.dk.generate`: a random graph with a given series (:func:`generate_graph`,
+  through :mod:`~privpub.dk.networkx_port` or :mod:`~privpub.dk.stub_matching`, both on the
+  hash multiset of :mod:`~privpub.dk.edge_hash`), and sala2011's graph step
+  (:func:`synthesize`);
+- :mod:`~privpub.dk.dk_pa`: dK-PA's noisy series, used by a baseline and by Pygmalion.
+
+The choices these modules make and why: docs/design.md (sala2011).
+"""
+
+from privpub.dk.dk_pa import CAVEAT_DK_PA, dk_pa_sensitivity, dk_pa_series
+from privpub.dk.generate import (
+    GENERATORS,
+    NETWORKX_MAX_EDGES,
+    GenerationReport,
+    check_generator,
+    generate_graph,
+    synthesize,
+)
+from privpub.dk.networkx_port import joint_degree_graph
+from privpub.dk.repair import repair_joint_degree
+from privpub.dk.series import (
+    beta_order,
+    check_graph,
+    dk2_euclidean,
+    dk2_l1,
+    from_networkx_dict,
+    is_realizable,
+    joint_degree,
+    node_counts,
+    stub_totals,
+    to_networkx_dict,
+)
+
+__all__ = [
+    "check_graph",
+    "joint_degree",
+    "beta_order",
+    "stub_totals",
+    "node_counts",
+    "is_realizable",
+    "to_networkx_dict",
+    "from_networkx_dict",
+    "repair_joint_degree",
+    "GenerationReport",
+    "generate_graph",
+    "dk2_l1",
+    "dk2_euclidean",
+    "GENERATORS",
+    "NETWORKX_MAX_EDGES",
+    "check_generator",
+    "synthesize",
+    "joint_degree_graph",
+    "CAVEAT_DK_PA",
+    "dk_pa_sensitivity",
+    "dk_pa_series",
+]
