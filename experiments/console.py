@@ -3,7 +3,8 @@ show what a name is.
 
 Subcommands: ``list`` (every experiment: figure, datasets, tasks and time per scale),
 ``data`` (every data file: present / missing / corrupt), ``reproduce`` (the command that
-regenerates a paper) and ``show`` (:mod:`experiments.show`). Heavy modules (the data layer,
+regenerates a paper), ``show`` (:mod:`experiments.show`) and ``audit``
+(:mod:`experiments.audit`). Heavy modules (the data layer,
 the registry) are imported only by the subcommands that need them, so ``privpub --help`` is
 fast. Usage: README.md ("Discover and reproduce"); design: docs/design.md (Experiments:
 "Start-up").
@@ -20,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from experiments import catalog
+from experiments import audit, catalog
 from experiments.catalog import PROJECT_ROOT, figure_of, paper_of
 from privpub.results import SCALES
 
@@ -483,11 +484,12 @@ def _parser() -> argparse.ArgumentParser:
         "command that reproduces a paper, show where a name's code, config, tests and figures "
         "are. Experiments themselves run with `python run.py`.",
     )
-    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show}")
+    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show,audit}")
     _add_list(sub)
     _add_data(sub)
     _add_reproduce(sub)
     _add_show(sub)
+    audit.add_parser(sub)
     return p
 
 
@@ -548,7 +550,7 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
         parser.print_help(out)
         return EXIT_USAGE
     handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce,
-               "show": _cmd_show}[args.command]
+               "show": _cmd_show, "audit": audit.cmd_audit}[args.command]
     try:
         return handler(args, out)
     except SystemExit as exc:
