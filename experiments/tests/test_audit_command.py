@@ -86,3 +86,27 @@ def test_bad_input_is_one_line_and_exit_2(argv, tmp_path, capsys):
 
 def test_no_stored_audits_is_empty(tmp_path):
     assert stored_audits(tmp_path) == [] and stored_verdicts(tmp_path) == {}
+
+
+def _readme_example() -> str:
+    """The Python block of the README's "Adding a mechanism" section."""
+    from experiments.catalog import PROJECT_ROOT
+
+    section = (PROJECT_ROOT / "README.md").read_text().split("## Adding a mechanism", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_example_mechanism_is_not_refuted(tmp_path, monkeypatch):
+    """The example a new user copies: its bins are public, so its length reveals nothing
+    (the former d_max + 1 bins did: the plug-in test above is that version)."""
+    (tmp_path / "readme_example_mech.py").write_text(_readme_example())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        code, text = run("laplace_histogram", "--quick", "--plugins", "readme_example_mech",
+                         "--results-dir", str(tmp_path / "results"), "--json")
+    finally:
+        registry._MECHANISMS.pop("laplace_histogram", None)
+        sys.modules.pop("readme_example_mech", None)
+    (audit,) = json.loads(text)["audits"]
+    assert code == 0 and audit["verdict"] in ("holds", "inconclusive"), audit
+    assert audit["epsilon_lower_bound"] <= 1
