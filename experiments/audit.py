@@ -99,13 +99,13 @@ def audit_task(name: str, config: dict, cell: str, code: str, *, mode: str, seed
     """Audit one configuration; one store row (``status`` ``error`` with its message when
     the audit raises: a plug-in that cannot be called on the audit's inputs)."""
     from privpub.audit import audit
-    from privpub.audit.stored import AUDIT_METRIC
+    from privpub.audit.stored import AUDIT_METRIC, config_label
     from privpub.registry import get_mechanism, import_plugins
 
     import_plugins(plugins)  # a worker process registers the user's mechanisms itself
     info = get_mechanism(name)
     row = {"experiment": "audit", "scale": mode, "dataset": "", "mechanism": name,
-           "label": _label(name, config), "role": info.role, "paper": info.paper,
+           "label": config_label(name, config), "role": info.role, "paper": info.paper,
            "params": canonical_json(config), "rep": 0, "base_seed": int(seed),
            "seed": int(seed), "metric": AUDIT_METRIC, "privacy": info.privacy,
            "caveat": info.caveat_for(config) or None, "cell": cell, "code_hash": code,
@@ -124,11 +124,6 @@ def audit_task(name: str, config: dict, cell: str, code: str, *, mode: str, seed
              "seconds": result["seconds"], "cpu_seconds": result["cpu_seconds"],
              "result": json.dumps(result, sort_keys=True, default=str),
              "written_at": time.time()}]
-
-
-def _label(name: str, config: dict) -> str:
-    over = {k: v for k, v in config.items() if k != "epsilon"}
-    return name + "".join(f" {k}={v}" for k, v in sorted(over.items()))
 
 
 def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jobs: int = 1,
@@ -251,8 +246,10 @@ def _fmt(x) -> str:
 
 
 def _print_table(rows: list[dict], out) -> None:
+    from privpub.audit.stored import config_label
+
     header = ("mechanism", "configuration", "verdict", "eps", "eps_lb", "caveat", "witness")
-    lines = [(r["mechanism"], _label("", json.loads(r["params"])).strip() or "defaults",
+    lines = [(r["mechanism"], config_label("", json.loads(r["params"])).strip() or "defaults",
               r["verdict"], _fmt(r["epsilon"]), _fmt(r["value"]),
               "yes" if r.get("caveat") else "no", r.get("witness_id") or "-") for r in rows]
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]

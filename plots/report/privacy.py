@@ -10,11 +10,10 @@ Part of :mod:`plots.report`; rationale: docs/audit.md ("In the report").
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from plots.audited_privacy import verdict_text
-from privpub.audit.stored import MODE_ORDER, stored_audits
+from privpub.audit.stored import config_label, preferred, stored_audits
 from privpub.errors import PrivpubError
 
 from .results_tree import Run
@@ -30,30 +29,19 @@ _AUDIT_HEADER = ("mechanism", "configuration", "claim", "verdict", "epsilon lowe
 
 
 def audit_records(results_dir: Path) -> tuple[list[dict], str | None]:
-    """(stored audits, full before quick per configuration; a problem or None)."""
+    """(the stored audits, full before quick per configuration, sorted; a problem or None)."""
     try:
-        records = stored_audits(results_dir)
+        records = preferred(stored_audits(results_dir))
     except PrivpubError as exc:
         return [], str(exc)
-    best: dict = {}
-    for r in records:
-        key = (r["mechanism"], json.dumps(r.get("config", {}), sort_keys=True))
-        rank = MODE_ORDER.index(r["mode"]) if r.get("mode") in MODE_ORDER else 9
-        if key not in best or rank < best[key][0]:
-            best[key] = (rank, r)
-    return [r for _, r in sorted(best.values(), key=lambda x: (x[1]["mechanism"],
-                                                               json.dumps(x[1]["config"])))], None
-
-
-def _config(r: dict) -> str:
-    over = {k: v for k, v in (r.get("config") or {}).items() if k != "epsilon"}
-    return ", ".join(f"{k}={v}" for k, v in sorted(over.items())) or "defaults"
+    return sorted(records, key=lambda r: (r["mechanism"], config_label("", r["config"]))), None
 
 
 def _audit_cells(r: dict) -> tuple[list[str], bool]:
     error = r.get("verdict") in ("violated", "error") and not r.get("caveat")
     bound = r.get("epsilon_lower_bound")
-    return [r["mechanism"], _config(r), f"{r.get('privacy')}, eps = {r.get('epsilon'):g}",
+    config = config_label("", r.get("config") or {}).strip() or "defaults"
+    return [r["mechanism"], config, f"{r.get('privacy')}, eps = {r.get('epsilon'):g}",
             str(r.get("verdict")), "-" if bound is None else f"{bound:.3g}",
             str(r.get("mode")), "yes" if r.get("caveat") else "none",
             r.get("witness_id") or "-"], error

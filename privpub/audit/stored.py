@@ -16,6 +16,7 @@ from pathlib import Path
 from privpub.errors import PrivpubError
 
 __all__ = ["AUDIT_DIR", "VERDICTS_FILE", "AUDIT_METRIC", "MODE_ORDER", "audit_id",
+           "config_label", "preferred",
            "stored_audits", "stored_verdicts", "audit_of", "worst"]
 
 #: The audits' directory under a results directory (not an experiment: the report skips it).
@@ -38,6 +39,13 @@ def audit_id(mechanism: str, overrides: dict, mode: str, seed: int) -> str:
     doc = json.dumps({"mechanism": mechanism, "config": overrides, "mode": mode,
                       "seed": int(seed)}, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(doc.encode()).hexdigest()[:12]
+
+
+def config_label(mechanism: str, config: dict) -> str:
+    """``"hay_degree_sequence degree_bound=max_degree"``: a mechanism and its audited
+    overrides but epsilon (every audit claims epsilon = 1)."""
+    over = {k: v for k, v in config.items() if k != "epsilon"}
+    return mechanism + "".join(f" {k}={v}" for k, v in sorted(over.items()))
 
 
 def stored_audits(results_dir) -> list[dict]:
@@ -74,7 +82,7 @@ def _mode_rank(record: dict) -> int:
     return MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER)
 
 
-def _preferred(records: list[dict]) -> list[dict]:
+def preferred(records: list[dict]) -> list[dict]:
     """Per configuration, the audit of the first mode of :data:`MODE_ORDER` stored."""
     best: dict[tuple, dict] = {}
     for r in records:
@@ -90,7 +98,7 @@ def stored_verdicts(results_dir) -> dict[str, tuple[str, float]]:
     A mechanism whose configurations differ (a caveated ``degree_bound`` and a caveat-free
     one) needs :func:`audit_of` with the series' parameters."""
     by_mechanism: dict[str, list[dict]] = {}
-    for r in _preferred(stored_audits(results_dir)):
+    for r in preferred(stored_audits(results_dir)):
         by_mechanism.setdefault(r["mechanism"], []).append(r)
     out = {}
     for name, records in sorted(by_mechanism.items()):
@@ -110,7 +118,7 @@ def audit_of(records: list[dict], mechanism: str, params: dict) -> dict | None:
         over = {k: v for k, v in r.get("config", {}).items() if k != "epsilon"}
         return all(str(params.get(k)) == str(v) for k, v in over.items())
 
-    mine = [r for r in _preferred(records) if r["mechanism"] == mechanism and agrees(r)]
+    mine = [r for r in preferred(records) if r["mechanism"] == mechanism and agrees(r)]
     if not mine:
         return None
     most = max(len(r.get("config", {})) for r in mine)
