@@ -15,6 +15,7 @@ import json
 
 import pandas as pd
 
+from plots.report.text import markdown_table
 from plots.series import short_caveat
 from privpub.audit.stored import audit_of, stored_audits, worst
 from privpub.errors import PrivpubError
@@ -88,16 +89,13 @@ def privacy_text(entries: list[dict]) -> str:
     """The "Privacy" section of ``summary.md``: claimed vs audited privacy per series."""
     if not entries:
         return ""
-    lines = ["## Privacy: claimed and audited", "",
-             "Claimed notion and epsilons per series, its caveat, and the stored black-box "
-             "audit at epsilon = 1 (`privpub audit`; verdict and epsilon lower bound; see "
-             "docs/audit.md).", "",
-             "| series | mechanism | claim | epsilon | audit | caveat |",
-             "|---|---|---|---|---|---|"]
-    for e in entries:
-        eps = ", ".join(f"{x:g}" for x in e["epsilons"]) or "-"
-        caveat = short_caveat(e["caveat"], 160) if e["caveat"] else "none"
-        caveat = caveat.replace("|", "\\|")
-        lines.append(f"| {e['series']} | `{e['mechanism']}` | {e['privacy']} | {eps} | "
-                     f"{verdict_text(e)} | {caveat} |")
-    return "\n".join(lines) + "\n"
+    table = pd.DataFrame([{
+        "series": e["series"], "mechanism": f"`{e['mechanism']}`", "claim": e["privacy"],
+        "epsilon": ", ".join(f"{x:g}" for x in e["epsilons"]) or "-",
+        "audit": verdict_text(e),
+        "caveat": short_caveat(e["caveat"], 160) if e["caveat"] else "none",
+    } for e in entries])
+    intro = ("## Privacy: claimed and audited\n\nClaimed notion and epsilons per series, its "
+             "caveat, and the stored black-box audit at epsilon = 1 (`privpub audit`; verdict "
+             "and epsilon lower bound; see docs/audit.md).\n\n")
+    return intro + markdown_table(table, index=False)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import pandas as pd
+
 from plots.audited_privacy import verdict_text
 from privpub.audit.stored import config_label, preferred, stored_audits
 from privpub.errors import PrivpubError
 
 from .results_tree import Run
-from .text import md_cell
+from .text import markdown_table
 
 __all__ = ["audit_records", "md_audits", "md_series_privacy", "html_audits",
            "html_series_privacy"]
@@ -64,14 +66,14 @@ def md_audits(results_dir: Path) -> list[str]:
            "Every stored `privpub audit` (docs/audit.md): a black-box epsilon lower bound per "
            "configuration; `violated` is confirmed on fresh seeds and replayable "
            "(`privpub audit --replay <witness>`). A caveat-free configuration found violated "
-           "is an **ERROR**.", "",
-           "| " + " | ".join(_AUDIT_HEADER) + " |", "|" + "---|" * len(_AUDIT_HEADER)]
+           "is an **ERROR**.", ""]
+    rows = []
     for r in records:
         cells, error = _audit_cells(r)
         if error:
             cells[3] = f"**ERROR: {cells[3]} without a caveat**"
-        out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
-    return [*out, ""]
+        rows.append(cells)
+    return [*out, markdown_table(pd.DataFrame(rows, columns=_AUDIT_HEADER), index=False)]
 
 
 def md_series_privacy(run: Run) -> list[str]:
@@ -79,11 +81,9 @@ def md_series_privacy(run: Run) -> list[str]:
     entries = run.meta.get("series_privacy") if isinstance(run.meta, dict) else None
     if not entries:
         return []
-    out = ["#### Privacy: claimed and audited", "",
-           "| " + " | ".join(_SERIES_HEADER) + " |", "|" + "---|" * len(_SERIES_HEADER)]
-    for e in entries:
-        out.append("| " + " | ".join(md_cell(c) for c in _series_cells(e)) + " |")
-    return [*out, ""]
+    rows = [_series_cells(e) for e in entries]
+    return ["#### Privacy: claimed and audited", "",
+            markdown_table(pd.DataFrame(rows, columns=_SERIES_HEADER), index=False)]
 
 
 def _html_table(header, rows: list[tuple[list[str], bool]]) -> str:
