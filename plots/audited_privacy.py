@@ -15,13 +15,14 @@ import json
 
 import pandas as pd
 
+from plots.report.privacy import verdict_text
 from plots.report.text import markdown_table
 from plots.series import short_caveat
 from privpub.audit.stored import audit_of, stored_audits, worst
 from privpub.errors import PrivpubError
 from privpub.registry import DP_NOTIONS
 
-__all__ = ["series_privacy", "privacy_text", "verdict_text"]
+__all__ = ["series_privacy", "privacy_text"]
 
 
 def _params(rows: pd.DataFrame) -> list[dict]:
@@ -72,17 +73,6 @@ def series_privacy(rows: pd.DataFrame, results_dir) -> list[dict]:
             entry["error"] = entry["verdict"] == "violated" and not caveats
         out.append(entry)
     return out
-
-
-def verdict_text(entry: dict) -> str:
-    """``violated (eps >= 4.3, full)``, ``holds (quick)``, ``not audited`` ..."""
-    verdict = str(entry.get("verdict"))
-    if entry.get("mode") is None:
-        return verdict
-    bound = entry.get("epsilon_lower_bound")
-    shown = f"eps >= {bound:.3g}, " if verdict == "violated" and bound is not None else ""
-    text = f"{verdict} ({shown}{entry['mode']})"
-    return f"**ERROR: {text} without a caveat**" if entry.get("error") else text
 
 
 def privacy_text(entries: list[dict]) -> str:

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from plots.audited_privacy import verdict_text
 from privpub.audit.stored import config_label, preferred, stored_audits
 from privpub.errors import PrivpubError
 
 from .results_tree import Run
 from .text import markdown_table
 
-__all__ = ["audit_records", "md_audits", "md_series_privacy", "html_audits",
+__all__ = ["verdict_text", "audit_records", "md_audits", "md_series_privacy", "html_audits",
            "html_series_privacy"]
 
 _e = html.escape
@@ -47,6 +46,17 @@ def _audit_cells(r: dict) -> tuple[list[str], bool]:
             str(r.get("verdict")), "-" if bound is None else f"{bound:.3g}",
             str(r.get("mode")), "yes" if r.get("caveat") else "none",
             r.get("witness_id") or "-"], error
+
+
+def verdict_text(entry: dict) -> str:
+    """``violated (eps >= 4.3, full)``, ``holds (quick)``, ``not audited`` ..."""
+    verdict = str(entry.get("verdict"))
+    if entry.get("mode") is None:
+        return verdict
+    bound = entry.get("epsilon_lower_bound")
+    shown = f"eps >= {bound:.3g}, " if verdict == "violated" and bound is not None else ""
+    text = f"{verdict} ({shown}{entry['mode']})"
+    return f"**ERROR: {text} without a caveat**" if entry.get("error") else text
 
 
 def _series_cells(e: dict) -> list[str]:
