@@ -32,6 +32,20 @@ BLIND_SPOTS: dict[str, str] = {
     "shifted_local_diffpid3 criterion=ig": (
         "as global_diffpid3: the N-dependent sensitivity moves the output distribution by "
         "far less than the claimed epsilon on small tables"),
+    "flowgraph theta_max=4": (
+        "with theta_max fixed the candidate thetas no longer read |V| (the default's "
+        "witness); what remains of the caveat, the flow histogram's sensitivity 6 theta "
+        "checked by brute force on small graphs only, is a question about large graphs "
+        "that " + _SMALL_INPUTS),
+    "rps_degree_histogram accounting=paper degree_bound=n_minus_1": (
+        "the per-region accounting fails only for a node whose edges reach several regions "
+        "that each hold enough nodes (the 13-node witness of "
+        "mechanisms/rps/tests); the pair library has no such pair and the random search "
+        "over 5-14 node graphs did not find one"),
+    "rps_degree_sequence accounting=paper degree_bound=n_minus_1": (
+        "as rps_degree_histogram: the per-region accounting fails only for a node whose "
+        "edges reach several well-filled regions, a pair the audit's library lacks and its "
+        "random search did not find"),
 }
 
 #: Coverage states of :func:`caveat_coverage`.
