@@ -20,7 +20,7 @@ from plots.report.text import markdown_table
 from plots.series import short_caveat
 from privpub.audit.stored import audit_of, stored_audits, worst
 from privpub.errors import PrivpubError
-from privpub.registry import DP_NOTIONS
+from privpub.registry import DP_NOTIONS, get_mechanism
 
 __all__ = ["series_privacy", "privacy_text"]
 
@@ -33,6 +33,17 @@ def _params(rows: pd.DataFrame) -> list[dict]:
         except ValueError:
             continue
     return out or [{}]
+
+
+def _defaults(mechanism: str) -> dict:
+    """The signature defaults of a registered mechanism ({} for one not registered here)."""
+    import inspect
+
+    try:
+        info = get_mechanism(mechanism)
+    except PrivpubError:
+        return {}
+    return {k: v for k, v in info.parameters.items() if v is not inspect.Parameter.empty}
 
 
 def _epsilons(params: list[dict]) -> list[float]:
@@ -64,7 +75,9 @@ def series_privacy(rows: pd.DataFrame, results_dir) -> list[dict]:
                  "verdict": "not a DP claim", "epsilon_lower_bound": None, "mode": None,
                  "witness_id": None, "error": False}
         if privacy in DP_NOTIONS:
-            found = [a for a in (audit_of(records, mechanism, p) for p in params) if a]
+            defaults = _defaults(mechanism)
+            found = [a for a in (audit_of(records, mechanism, {**defaults, **p},
+                                          caveat=entry["caveat"]) for p in params) if a]
             audit = worst(found)
             entry["verdict"] = "not audited" if audit is None else audit.get("verdict")
             if audit is not None:

@@ -16,6 +16,9 @@ AUDITS = [
     {"mechanism": "hay_degree_sequence", "config": {"degree_bound": "n_minus_1", "epsilon": 1},
      "mode": "full", "privacy": "node-DP", "epsilon": 1.0, "caveat": None,
      "verdict": "inconclusive", "epsilon_lower_bound": 0.15, "witness_id": None},
+    {"mechanism": "truncation", "config": {"theta": 2, "epsilon": 1}, "mode": "full",
+     "privacy": "node-DP", "epsilon": 1.0, "caveat": "beta too large", "verdict": "violated",
+     "epsilon_lower_bound": 4.5, "witness_id": "058e21e83828"},
     {"mechanism": "leaky", "config": {"epsilon": 1}, "mode": "quick", "privacy": "edge-DP",
      "epsilon": 1.0, "caveat": None, "verdict": "violated", "epsilon_lower_bound": 3.0,
      "witness_id": "0123456789ab"},
@@ -43,6 +46,7 @@ def rows():
         row("Leaky", "leaky", "edge-DP", {"epsilon": 1}),
         row("New", "ldrc", "edge-DP", {"epsilon": 1}),
         row("Original", "original_graph", "none", {}),
+        row("Trunc", "truncation", "node-DP", {"epsilon": 1, "theta": 8}, "beta too large"),
     ])
 
 
@@ -55,6 +59,8 @@ def test_every_series_gets_its_claim_and_the_audit_of_its_configuration(tmp_path
     assert entries["Leaky"]["verdict"] == "violated" and entries["Leaky"]["error"]
     assert entries["New"]["verdict"] == "not audited"
     assert entries["Original"]["verdict"] == "not a DP claim"
+    # another theta than the audited one: the configuration with the same caveat speaks
+    assert entries["Trunc"]["verdict"] == "violated" and not entries["Trunc"]["error"]
     text = privacy_text(list(entries.values()))
     assert "ERROR: violated (eps >= 3, quick) without a caveat" in text
     assert "| Hay | `hay_degree_sequence` | node-DP | 0.5, 2 | violated (eps >= 5.7, full)" in text

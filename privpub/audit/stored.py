@@ -107,18 +107,25 @@ def stored_verdicts(results_dir) -> dict[str, tuple[str, float]]:
     return out
 
 
-def audit_of(records: list[dict], mechanism: str, params: dict) -> dict | None:
-    """The stored audit that speaks for a series of ``mechanism`` called with ``params``:
-    among its audited configurations, those whose non-epsilon overrides all equal the
-    series' parameters, the most specific one (most overrides) first and, among equals,
-    the most serious (:func:`worst`). The audits run at epsilon = 1; a series' other
-    epsilons share its verdict (the audit checks the calibration, which scales with
-    epsilon). None when the mechanism was not audited."""
+def audit_of(records: list[dict], mechanism: str, params: dict, *,
+             caveat: str | None | bool = False) -> dict | None:
+    """The stored audit that speaks for a series of ``mechanism`` called with ``params``
+    (give the signature defaults too): among its audited configurations, those whose
+    non-epsilon overrides all equal the series' parameters, the most specific one (most
+    overrides) first and, among equals, the most serious (:func:`worst`). When none agrees
+    (a series at another ``theta`` than the audited one) and ``caveat`` is given (the
+    series' caveat, None for none), the configurations with the same caveat speak for it:
+    the audit runs one configuration per setting that decides a caveat. The audits run at
+    epsilon = 1; a series' other epsilons share its verdict (the audit checks the
+    calibration, which scales with epsilon). None when the mechanism was not audited."""
     def agrees(r):
         over = {k: v for k, v in r.get("config", {}).items() if k != "epsilon"}
         return all(str(params.get(k)) == str(v) for k, v in over.items())
 
-    mine = [r for r in preferred(records) if r["mechanism"] == mechanism and agrees(r)]
+    audited = [r for r in preferred(records) if r["mechanism"] == mechanism]
+    mine = [r for r in audited if agrees(r)]
+    if not mine and caveat is not False:
+        mine = [r for r in audited if (r.get("caveat") or None) == (caveat or None)]
     if not mine:
         return None
     most = max(len(r.get("config", {})) for r in mine)
