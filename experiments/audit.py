@@ -160,7 +160,8 @@ def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jo
     latest = store.load(statuses=None)
     wanted = {j[2] for j in jobs}
     if not latest.empty:
-        run.rows = [r for r in latest.to_dict("records") if r["cell"] in wanted]
+        run.rows = [{k: _plain(v) for k, v in r.items()}  # NaN of a parquet cell -> None
+                    for r in latest.to_dict("records") if r["cell"] in wanted]
     write_verdicts(store, Path(results_dir) / AUDIT_DIR / VERDICTS_FILE)
     run.seconds = time.perf_counter() - start
     return run

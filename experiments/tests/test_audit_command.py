@@ -8,6 +8,7 @@ import textwrap
 
 import pytest
 
+from experiments.audit import audit_jobs, audit_store
 from experiments.console import main
 from privpub import registry
 from privpub.audit.stored import audit_of, stored_audits, stored_verdicts
@@ -73,6 +74,24 @@ def test_a_plugin_is_audited_stored_reused_reaudited_when_edited_and_replayed(pl
     replayed = json.loads(text)
     assert code == 1 and replayed["reproduced"] and replayed["neighbours"]
     assert replayed["lower_bound"] > 1
+
+
+def test_a_stored_caveat_free_violation_read_back_with_nan_caveat_exits_1(plugin, tmp_path):
+    """Parquet gives NaN for an empty caveat when part files disagree; NaN is not a caveat."""
+    from privpub.registry import import_plugins
+
+    results = tmp_path / "results"
+    import_plugins(["mylab_audit_plugin"])
+    ((name, config, cell, code),) = audit_jobs(["toy_cli_histogram"], mode="quick", seed=0)
+    audit_store(results).write([{
+        "experiment": "audit", "scale": "quick", "mechanism": name, "cell": cell,
+        "base_seed": 0, "rep": 0, "metric": "epsilon_lower_bound", "value": 5.0,
+        "status": "ok", "caveat": float("nan"), "verdict": "violated", "witness_id": cell,
+        "params": json.dumps(config), "code_hash": code, "epsilon": 1.0, "written_at": 0.0,
+        "label": name}])
+    code_, text = run(name, "--quick", "--plugins", "mylab_audit_plugin", "--results-dir",
+                      str(results))
+    assert code_ == 1 and "VIOLATED without a caveat" in text
 
 
 @pytest.mark.parametrize("argv", [["no_such_mechanism", "--quick"], ["mondrian", "--quick"],
