@@ -10,12 +10,15 @@ Modules: :mod:`~privpub.audit.neighbours` (what each notion protects),
 (the structured library and the random search), :mod:`~privpub.audit.statistics` (what is
 looked at in a release), :mod:`~privpub.audit.estimator` (events and Clopper-Pearson
 bounds), :mod:`~privpub.audit.engine` (the phases), :mod:`~privpub.audit.configs` (which
-configurations). Rationale: docs/audit.md.
+configurations), :mod:`~privpub.audit.stored` (stored audits as the report and the
+leaderboard read them: ``stored_verdicts(results_dir) -> {mechanism: (verdict, eps_lb)}``),
+:mod:`~privpub.audit.blind_spots` (what the audit cannot see). Rationale: docs/audit.md.
 """
 
 from privpub.audit.configs import AUDIT_SETTINGS, audit_settings, configurations
 from privpub.audit.engine import MODES, VERDICTS, Plan, audit, replay
 from privpub.audit.neighbours import NEIGHBOURHOODS, neighbourhood_for
+from privpub.audit.stored import audit_of, stored_audits, stored_verdicts
 
 __all__ = [
     "audit",
@@ -28,4 +31,7 @@ __all__ = [
     "VERDICTS",
     "NEIGHBOURHOODS",
     "neighbourhood_for",
+    "stored_verdicts",
+    "stored_audits",
+    "audit_of",
 ]
