@@ -114,7 +114,7 @@ def projection_edge_removal(
     -------
     Release
         ``DegreeHistogram`` over all nodes (``theta + 1`` bins) and
-        ``info={"edge_fraction": |E'| / |E|}`` (1 for a graph without edges).
+        ``diagnostics={"edge_fraction": |E'| / |E|}`` (1 for a graph without edges).
     """
     rng = check_rng(rng)
     keep = edge_removal_mask(graph, theta, order=order, rng=rng)
@@ -123,4 +123,4 @@ def projection_edge_removal(
     deg = np.bincount(edges.ravel(), minlength=graph.n_nodes)
     hist = np.bincount(deg, minlength=theta + 1).astype(float)
     fraction = keep.sum() / keep.size if keep.size else 1.0
-    return Release(DegreeHistogram(hist), info={"edge_fraction": float(fraction)})
+    return Release(DegreeHistogram(hist), diagnostics={"edge_fraction": float(fraction)})

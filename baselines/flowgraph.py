@@ -534,7 +534,7 @@ def projection_flowgraph(graph: Graph, *, theta: int, rng: np.random.Generator) 
     -------
     Release
         ``DegreeHistogram`` with ``theta + 1`` bins (:func:`fractional_histogram` of the exact
-        fractional degrees, see the module docstring), and ``info={"edge_fraction":
+        fractional degrees, see the module docstring), and ``diagnostics={"edge_fraction":
         F / (2 |E|)}`` (1 for a graph without edges).
     """
     graph = _check_graph(graph)
@@ -542,7 +542,7 @@ def projection_flowgraph(graph: Graph, *, theta: int, rng: np.random.Generator) 
     check_rng(rng)
     hist, flow = _cached_projection(graph, theta)
     fraction = flow / (2 * graph.n_edges) if graph.n_edges else 1.0
-    return Release(DegreeHistogram(hist), info={"edge_fraction": fraction})
+    return Release(DegreeHistogram(hist), diagnostics={"edge_fraction": fraction})
 
 
 def flowgraph_candidates(n_nodes: int, theta_max: int | None = None) -> np.ndarray:

@@ -177,7 +177,8 @@ def projection_truncation(graph: Graph, *, theta: int, rng: np.random.Generator)
     -------
     Release
         ``DegreeHistogram`` of ``T_theta(G)`` (``theta + 1`` bins; the removed nodes are not
-        counted) and ``info={"edge_fraction": |E(T_theta(G))| / |E|}`` (1 without edges).
+        counted) and ``diagnostics={"edge_fraction": |E(T_theta(G))| / |E|}`` (1 without
+        edges).
     """
     graph = _check_graph(graph)
     theta = check_positive_int(theta, "theta")
@@ -185,7 +186,7 @@ def projection_truncation(graph: Graph, *, theta: int, rng: np.random.Generator)
     sub = truncate(graph, theta)
     hist = np.bincount(sub.degrees(), minlength=theta + 1).astype(float)
     fraction = sub.n_edges / graph.n_edges if graph.n_edges else 1.0
-    return Release(DegreeHistogram(hist), info={"edge_fraction": fraction})
+    return Release(DegreeHistogram(hist), diagnostics={"edge_fraction": fraction})
 
 
 @register_mechanism(
@@ -231,7 +232,8 @@ def truncation(
     -------
     Release
         Noisy ``DegreeHistogram`` with ``D + 1`` bins (not clipped or normalised) and
-        ``info={"cutoff": D, "smooth_bound": S_T, "beta": beta, "noise_scale": scale}``.
+        ``diagnostics={"cutoff": D, "smooth_bound": S_T, "beta": beta, "noise_scale":
+        scale}`` (computed from the input; the paper publishes only the histogram).
     """
     graph = _check_graph(graph)
     epsilon = check_epsilon(epsilon)
@@ -253,5 +255,5 @@ def truncation(
         primitive="cauchy",
     )
     noisy = hist + cauchy_noise(scale=scale, rng=rng, size=hist.size)
-    info = {"cutoff": cutoff, "smooth_bound": smooth, "beta": beta, "noise_scale": scale}
-    return Release(DegreeHistogram(noisy), info=info)
+    diagnostics = {"cutoff": cutoff, "smooth_bound": smooth, "beta": beta, "noise_scale": scale}
+    return Release(DegreeHistogram(noisy), diagnostics=diagnostics)

@@ -13,6 +13,8 @@ directory) are compared too.
 
     python benchmarks/compare_stores.py /tmp/before /tmp/after          # exit 1 on a difference
     python benchmarks/compare_stores.py /tmp/before /tmp/after --json   # machine-readable
+    python benchmarks/compare_stores.py /tmp/before /tmp/after --renamed diag/=info/
+        # rows (and claims) renamed on purpose: "diag/<key>" after is "info/<key>" before
 
 Make the two directories with the same command on the two commits, e.g.
 ``python run.py -m 'experiment=glob(*)' scale=smoke results_dir=/tmp/before n_jobs=2``.
@@ -75,10 +77,20 @@ def _equal(a, b) -> bool:
         return False
 
 
-def compare_store(before: Path, after: Path) -> dict:
+def _renamed(frame: pd.DataFrame, renames) -> pd.DataFrame:
+    """``frame`` with every ``metric`` starting with a NEW prefix read as its OLD one."""
+    if frame.empty or not renames:
+        return frame
+    metric = frame["metric"].astype(str)
+    for new, old in renames:
+        metric = metric.where(~metric.str.startswith(new), old + metric.str[len(new):])
+    return frame.assign(metric=metric)
+
+
+def compare_store(before: Path, after: Path, renames=()) -> dict:
     """The differences between two stores of one experiment and scale."""
     a = _comparable(ResultStore(before).load(statuses=None))
-    b = _comparable(ResultStore(after).load(statuses=None))
+    b = _comparable(_renamed(ResultStore(after).load(statuses=None), renames))
     only_a = a.index.difference(b.index)
     only_b = b.index.difference(a.index)
     common = a.index.intersection(b.index)
@@ -112,7 +124,8 @@ def _close(a, b, rel: float = 1e-12) -> bool:
     return a == b
 
 
-def compare_claims(before: Path, after: Path, names, rounding: list | None = None) -> list[str]:
+def compare_claims(before: Path, after: Path, names, renames=(),
+                   rounding: list | None = None) -> list[str]:
     """Claims whose verdict, numbers or text differ (``claims.json`` under both dirs), for
     the stores ``names`` (``"<experiment>/<scale>"``). Files whose numbers differ only in the
     last digits (relative 1e-12: stores written before rows loaded in one canonical order
@@ -126,7 +139,10 @@ def compare_claims(before: Path, after: Path, names, rounding: list | None = Non
         if not twin.is_file():
             out.append(f"{path.relative_to(before)}: missing after")
             continue
-        left, right = json.loads(path.read_text()), json.loads(twin.read_text())
+        text = twin.read_text()
+        for new, old in renames:  # metric names also appear inside the claims' texts
+            text = text.replace(new, old)
+        left, right = json.loads(path.read_text()), json.loads(text)
         if left != right:
             if rounding is not None and _close(left, right):
                 rounding.append(str(path.relative_to(before)))
@@ -143,7 +159,11 @@ def main(argv=None) -> int:
     parser.add_argument("--common", action="store_true",
                         help="compare only the stores (and claims files) both directories have")
     parser.add_argument("--scale", help="compare only this scale (smoke, small, paper)")
+    parser.add_argument("--renamed", action="append", default=[], metavar="NEW=OLD",
+                        help="read metric names (and claims' strings) starting with NEW in "
+                        "the second directory as starting with OLD (a deliberate rename)")
     args = parser.parse_args(argv)
+    renames = [tuple(r.split("=", 1)) for r in args.renamed]
     left, right = stores(args.before), stores(args.after)
     if args.scale:
         left = {k: v for k, v in left.items() if k.endswith(f"/{args.scale}")}
@@ -154,9 +174,9 @@ def main(argv=None) -> int:
     report = {"stores": {}, "missing_after": sorted(set(left) - set(right)),
               "missing_before": sorted(set(right) - set(left))}
     for name in sorted(set(left) & set(right)):
-        report["stores"][name] = compare_store(left[name], right[name])
+        report["stores"][name] = compare_store(left[name], right[name], renames)
     report["claims_rounding"] = []
-    report["claims"] = compare_claims(args.before, args.after, set(left),
+    report["claims"] = compare_claims(args.before, args.after, set(left), renames,
                                       report["claims_rounding"])
     same = not (report["missing_after"] or report["missing_before"] or report["claims"]) and all(
         not (s["only_before"] or s["only_after"] or s["differences"])

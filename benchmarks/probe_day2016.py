@@ -72,7 +72,7 @@ def theta_bin_readings(graph, thetas=(16, 64, 128)) -> list[dict]:
             "drop": l1_counts(truth, drop.value),
             "zero": l1_counts(truth, DegreeHistogram(zero)),
             "keep": l1_counts(truth, keep.value),
-            "edge_fraction": keep.info["edge_fraction"],
+            "edge_fraction": keep.diagnostics["edge_fraction"],
         })
     return rows
 
@@ -86,7 +86,7 @@ def theta_bin_main(name: str = "facebook") -> None:
     print("|---|---|---|---|---|---|---|")
     for i, r in enumerate(theta_bin_readings(graph)):
         p_l1 = paper["l1_counts"][4 * i + 3]  # pi_theta is the 4th column of each theta
-        p_f = paper["info/edge_fraction"][4 * i + 3]
+        p_f = paper["diag/edge_fraction"][4 * i + 3]
         print(f"| {r['theta']} | {p_l1:,} | " + " | ".join(
             f"{r[k]:,.0f} ({r[k] - p_l1:+,.0f})" for k in THETA_BIN_READINGS)
             + f" | {p_f:.2f} | {r['edge_fraction']:.3f} |")

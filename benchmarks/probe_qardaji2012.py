@@ -154,12 +154,12 @@ def fig2c_rows(*, reps: int = 5, epsilons=(0.1, 1, 5), depths=(10, 20), n: int =
                 for part in ("median", "midpoint"):
                     row["purity"][(eps, part)] = float(np.mean([rps_table(
                         table, epsilon=eps, depth=depth, stop_count=5, partition=part,
-                        rng=np.random.default_rng(s)).info["purity"] for s in range(reps)]))
+                        rng=np.random.default_rng(s)).diagnostics["purity"] for s in range(reps)]))
             for part in ("median", "midpoint"):
                 with noise_off():
                     row["purity"][("noise-free", part)] = float(rps_table(
                         table, epsilon=max(epsilons), depth=depth, stop_count=5,
-                        partition=part, rng=np.random.default_rng(0)).info["purity"])
+                        partition=part, rng=np.random.default_rng(0)).diagnostics["purity"])
             rows.append(row)
     return rows
 
@@ -181,7 +181,7 @@ def fig2c(args) -> None:
     for part in ("median", "midpoint"):
         shown.append(np.mean([rps_table(table, epsilon=1.0, depth=10, stop_count=5,
                                         partition=part, attributes="random",
-                                        rng=np.random.default_rng(s)).info["purity"]
+                                        rng=np.random.default_rng(s)).diagnostics["purity"]
                               for s in range(args.reps)]))
     print(f"\nour mixture, depth 10, epsilon 1, a random attribute per split (Sec 4.2): "
           f"median {shown[0]:.3f} / midpoint {shown[1]:.3f}")
@@ -279,7 +279,7 @@ def fig3_label_rows(table, *, seeds=(0,), epsilon: float = 5.0, stop_count=5) ->
         out.append({
             "seed": seed,
             "leaves": rel.info["leaves"],
-            "purity": rel.info["purity"],
+            "purity": rel.diagnostics["purity"],
             "agree": agree,
             "cv_original": accuracy_cv_nb(table, table, rng=np.random.default_rng(seed)),
             "cv_release": accuracy_cv_nb(table, rel.value, rng=np.random.default_rng(seed)),

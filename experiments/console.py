@@ -3,10 +3,11 @@ show what a name is.
 
 Subcommands: ``list`` (every experiment: figure, datasets, tasks and time per scale),
 ``data`` (every data file: present / missing / corrupt), ``reproduce`` (runs the command
-that regenerates a paper, after printing it, its expected time and any missing data) and
-``show`` (:mod:`experiments.show`). Heavy modules (the data layer, the registry) are imported
-only by the subcommands that need them, so ``privpub --help`` is fast. Usage: README.md
-("Discover and reproduce"); design: docs/design.md (Experiments: "Start-up").
+that regenerates a paper, after printing it, its expected time and any missing data),
+``show`` (:mod:`experiments.show`), ``leaderboard`` (:mod:`experiments.leaderboard`) and
+``audit`` (:mod:`experiments.audit`). Heavy modules (the data layer, the registry) are
+imported only by the subcommands that need them, so ``privpub --help`` is fast. Usage:
+README.md ("Discover and reproduce"); design: docs/design.md (Experiments: "Start-up").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from experiments import catalog
+from experiments import audit, catalog
 from experiments.catalog import PROJECT_ROOT, figure_of, paper_of
 from privpub.results import SCALES
 
@@ -525,7 +526,7 @@ def _parser() -> argparse.ArgumentParser:
         "command that reproduces a paper, show where a name's code, config, tests and figures "
         "are. Experiments themselves run with `python run.py`.",
     )
-    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show,leaderboard}")
+    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show,leaderboard,audit}")
     _add_list(sub)
     _add_data(sub)
     _add_reproduce(sub)
@@ -533,6 +534,7 @@ def _parser() -> argparse.ArgumentParser:
     from experiments.leaderboard import add_leaderboard_parser
 
     add_leaderboard_parser(sub)
+    audit.add_parser(sub)
     return p
 
 
@@ -599,7 +601,8 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
     from experiments.leaderboard import cmd_leaderboard
 
     handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce,
-               "show": _cmd_show, "leaderboard": cmd_leaderboard}[args.command]
+               "show": _cmd_show, "leaderboard": cmd_leaderboard,
+               "audit": audit.cmd_audit}[args.command]
     try:
         return handler(args, out)
     except SystemExit as exc:

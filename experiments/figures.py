@@ -18,6 +18,7 @@ import pandas as pd
 from experiments.runner import store_dir
 from experiments.spec import ExperimentSpec
 from experiments.store import RELEASE_METRIC, ResultStore
+from plots.audited_privacy import privacy_text, series_privacy
 from plots.series import (
     add_series,
     best_over,
@@ -28,6 +29,7 @@ from plots.series import (
     show_varied,
 )
 from plots.timings import write_timings
+from privpub.audit.stored import AUDIT_DIR, VERDICTS_FILE
 from privpub.errors import ConfigError
 from privpub.results import select_rows
 
@@ -47,7 +49,7 @@ def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
                      variant: str | None, stored: bool) -> str:
     """A hash of everything a draw depends on: the spec (cells, labels, plots, claims,
     notes), the base seed, the variant, the store's files (names, sizes, modification
-    times: any write changes it) and the source of the drawing code."""
+    times: any write changes it), the stored audits and the source of the drawing code."""
     digest = hashlib.sha256()
     digest.update(json.dumps([spec.to_dict(), seed, variant, stored], sort_keys=True,
                              default=str).encode())
@@ -55,6 +57,9 @@ def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
     for path in sorted(store.rglob("*")) if store.exists() else []:
         st = path.stat()
         digest.update(f"{path.relative_to(store)}:{st.st_size}:{st.st_mtime_ns}".encode())
+    audits = Path(results_dir) / AUDIT_DIR / VERDICTS_FILE  # the series' audited privacy
+    if audits.is_file():
+        digest.update(f"audits:{audits.stat().st_size}:{audits.stat().st_mtime_ns}".encode())
     root = Path(__file__).resolve().parents[1]
     for name in _DRAWING_CODE:
         where = root / name
@@ -459,7 +464,9 @@ def draw_experiment(
     (out / "claims.json").write_text(_dumps(claims))
     limits = noise_free_limits(ok, twins[twins["status"] == "ok"] if not twins.empty else twins,
                                spec)
-    sections = [_claims_text(claims), *texts, _limits_text(limits), _caveats_text(ok)]
+    privacy = series_privacy(ok, results_dir)  # claimed beside audited (docs/audit.md)
+    sections = [_claims_text(claims), *texts, _limits_text(limits), privacy_text(privacy),
+                _caveats_text(ok)]
     if not rows.empty:
         tasks = pd.concat([rows, twins])  # a noise-free twin is a task too, as in the run line
         sections += [
@@ -473,6 +480,7 @@ def draw_experiment(
         (out / "notes.md").write_text(spec.notes.strip() + "\n")
     meta = _meta(spec, pd.concat([rows, twins]), drawn, variant, overrides, summary)
     meta["noise_free"] = limits
+    meta["series_privacy"] = privacy
     meta["fingerprint"] = fingerprint
     printed = "\n".join(t for t in texts if t)
     (out / "printed.txt").write_text(printed)

@@ -19,7 +19,7 @@ from experiments.precedence import DELETE, EXPERIMENT_KEYS, as_entry, as_list, l
 from experiments.seeding import canonical, canonical_json, stable_hash
 from privpub.errors import ConfigError, PrivpubError
 from privpub.registry import get_mechanism, get_metric, has_view
-from privpub.results import SCALES
+from privpub.results import SCALES, is_mechanism_row
 from privpub.validation import check_depth, check_epsilon, check_k, check_positive_int
 
 __all__ = [
@@ -141,8 +141,8 @@ class ExperimentSpec:
 
     @property
     def expected_rows(self) -> list[str]:
-        """The ``metric`` values a finished task has: its metrics and the ``info/<key>``
-        rows the plots draw (e.g. qardaji2012 Fig. 2's region purity)."""
+        """The ``metric`` values a finished task has: its metrics and the ``info/<key>`` and
+        ``diag/<key>`` rows the plots draw (e.g. qardaji2012 Fig. 2's region purity)."""
         return [*self.metrics, *self.info_rows]
 
     @property
@@ -212,9 +212,9 @@ def plot_file(plot: dict) -> str:
 def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, where: str):
     """Every plot names a known kind and only metrics the experiment computes."""
 
-    def computed(metric) -> bool:  # info/<key> rows come from the mechanisms' Release.info
+    def computed(metric) -> bool:  # info/ and diag/ rows come from the mechanisms' Release
         name = str(metric)
-        return name.startswith("info/") or name in metrics or name.split("/")[0] in metrics
+        return is_mechanism_row(name) or name in metrics or name.split("/")[0] in metrics
 
     from plots.series import LINESTYLES  # here, not at import: keeps start-up lean
 
@@ -431,7 +431,8 @@ def _select_mechanisms(exp: dict, mechanism: dict | None, add_mechanisms, where:
 
 
 def _metrics_and_plots(exp: dict, where: str) -> tuple[list[str], list, list[str]]:
-    """The metric names, the plots and the ``info/<key>`` rows the plots draw."""
+    """The metric names, the plots and the ``info/<key>`` and ``diag/<key>`` rows the plots
+    draw."""
     metric_names = [str(m) for m in as_list(exp.get("metrics"))]
     plots = [dict(p) if isinstance(p, dict) else p for p in as_list(exp.get("plots"))]
     info_rows = sorted(
@@ -440,11 +441,11 @@ def _metrics_and_plots(exp: dict, where: str) -> tuple[list[str], list, list[str
             for p in plots
             if isinstance(p, dict)
             for k in ("metric", "select")
-            if str(p.get(k, "")).startswith("info/")
+            if is_mechanism_row(str(p.get(k, "")))
         }
     )
     if not metric_names and not info_rows:
-        raise ConfigError(f"{where} has no metrics (and plots no info/ rows)")
+        raise ConfigError(f"{where} has no metrics (and plots no info/ or diag/ rows)")
     return metric_names, plots, info_rows
 
 

@@ -32,6 +32,7 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.noise import noise_off
 from privpub.registry import get_mechanism, get_metric, import_plugins, view
+from privpub.results import DIAGNOSTIC_PREFIX, INFO_PREFIX
 from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, Release, kind_of
 from privpub.verify import verify_release
 
@@ -286,7 +287,7 @@ def run_task(
         output = _release(cell, info, data, mech_ss, out, kept_path=kept_path,
                           measure_memory=measure_memory, cold=cold)
         release, extra = (
-            (output.value, output.info) if isinstance(output, Release) else (output, {})
+            (output.value, _reported(output)) if isinstance(output, Release) else (output, {})
         )
         _check_release(info, release, out.ledger)
         out.verified = verify_release(info.privacy, data, release, cell.params)
@@ -409,7 +410,8 @@ def _check_release(info, release, ledger: PrivacyLedger | None) -> None:
 def _metric_values(cell: Cell, info, release, extra: dict, metrics: list[str], source: tuple,
                    metric_ss) -> list[tuple[str, float]]:
     """(row name, value) of every metric (a dict-valued metric gives ``<name>/<key>`` rows)
-    and of every number the mechanism reports in its ``Release.info`` (``info/<key>``)."""
+    and of every number the mechanism reports beside its release (``extra``: ``info/<key>``
+    and ``diag/<key>``, :func:`_reported`)."""
     values: list[tuple[str, float]] = []
     # a noise-free twin's metrics stay noise-free: a learner's CV metric refits it
     # (accuracy_cv_learner), which runs the mechanism again
@@ -426,11 +428,20 @@ def _metric_values(cell: Cell, info, release, extra: dict, metrics: list[str], s
         else:
             values.append((name, float(result)))
     values.extend(
-        (f"info/{k}", float(v))
+        (k, float(v))
         for k, v in extra.items()
         if isinstance(v, (int, float, np.number))
     )
     return values
+
+
+def _reported(output: Release) -> dict:
+    """What a mechanism reports beside its release, by stored row name: ``info/<key>`` (part
+    of the release) and ``diag/<key>`` (declared diagnostics; a release cached before
+    diagnostics existed has none)."""
+    return {**{f"{INFO_PREFIX}{k}": v for k, v in output.info.items()},
+            **{f"{DIAGNOSTIC_PREFIX}{k}": v
+               for k, v in (getattr(output, "diagnostics", None) or {}).items()}}
 
 
 def _kept_release(cell: Cell, rep: int, info, release, source: tuple, base: dict):

@@ -555,7 +555,7 @@ def projection_edge_addition(
     Returns
     -------
     Release
-        ``DegreeHistogram`` of degrees ``0..theta``; info ``edge_fraction`` (``|E'|/|E|``)
+        ``DegreeHistogram`` of degrees ``0..theta``; diagnostics ``edge_fraction`` (``|E'|/|E|``)
         and ``theta_bin`` (the projected count of degree ``theta``).
     """
     check_graph(graph)
@@ -573,5 +573,6 @@ def projection_edge_addition(
     m = int(u.size)
     fraction = float(keep.sum() / m) if m else 1.0
     return Release(
-        DegreeHistogram(counts), info={"edge_fraction": fraction, "theta_bin": theta_bin}
+        DegreeHistogram(counts),
+        diagnostics={"edge_fraction": fraction, "theta_bin": theta_bin},
     )

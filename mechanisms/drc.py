@@ -343,8 +343,8 @@ def drc_honest(
     -------
     Release
         The published cells (a :class:`JointDegree`); ``info``: ``domain_cells``,
-        ``published_cells``, ``spurious_cells`` (published cells that are 0 in the graph:
-        computed for the report, never used by the mechanism).
+        ``published_cells``; ``diagnostics``: ``spurious_cells`` (published cells that are
+        0 in the graph: computed for the report, never used by the mechanism).
     """
     graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
@@ -418,12 +418,9 @@ def _honest_sparse(jd: JointDegree, rows, row_scale, tau_row, n_cells, epsilon, 
         np.concatenate([jd.high[keep], z_high]),
         np.concatenate([noisy[keep], np.asarray(z_val, dtype=float)]),
     )
-    info = {
-        "domain_cells": float(n_cells),
-        "published_cells": float(out.size),
-        "spurious_cells": float(z_high.size),
-    }
-    return Release(out, info)
+    info = {"domain_cells": float(n_cells), "published_cells": float(out.size)}
+    # which released cells are spurious is exactly what the noise hides: a diagnostic
+    return Release(out, info, {"spurious_cells": float(z_high.size)})
 
 
 def _spurious_cells(jd: JointDegree, rows, k_row, rng) -> tuple[np.ndarray, np.ndarray]:

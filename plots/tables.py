@@ -6,7 +6,7 @@ A table plot in an experiment's ``plots`` list reads::
       name: table2
       rows: [dataset, metric]                   # result columns naming a table row
       columns: {theta: [16, 64, 128], label: [T, FG, ER, pi_theta]}   # ordered product
-      metrics: [l1_counts, info/edge_fraction]  # the metric rows used (default: all)
+      metrics: [l1_counts, diag/edge_fraction]  # the metric rows used (default: all)
       value: value                              # or "seconds" (Table 3: running time)
       where: {epsilon: 1}                       # optional parameter filter
       digits: 4

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 __all__ = [
     "COLUMN_ORDER",
     "RELEASE_METRIC",
+    "INFO_PREFIX",
+    "DIAGNOSTIC_PREFIX",
+    "is_mechanism_row",
     "SCALES",
     "TASK_KEY",
     "VERDICTS",
@@ -46,6 +49,18 @@ TASK_KEY = ("cell", "base_seed", "rep")
 #: in their ``release`` column; their ``value`` is NaN. The truth of each dataset is stored
 #: the same way, with ``mechanism == label == "truth"``.
 RELEASE_METRIC = "release"
+
+#: ``metric`` prefixes of the rows a mechanism reports beside its release
+#: (:class:`privpub.types.Release`): ``info/<key>`` is part of the release (its privacy
+#: claim covers it), ``diag/<key>`` a declared diagnostic computed from the input for the
+#: report (not private; the audit does not read it).
+INFO_PREFIX, DIAGNOSTIC_PREFIX = "info/", "diag/"
+
+
+def is_mechanism_row(metric) -> bool:
+    """Whether a ``metric`` name is an ``info/<key>`` or ``diag/<key>`` row (reported by
+    the mechanism, not computed by a registered metric)."""
+    return isinstance(metric, str) and metric.startswith((INFO_PREFIX, DIAGNOSTIC_PREFIX))
 
 
 def encode_vector(values) -> bytes:

@@ -326,14 +326,21 @@ class JointDegree:
 
 @dataclass(frozen=True, eq=False)
 class Release:
-    """A mechanism output plus diagnostics (e.g. the theta an exponential mechanism chose).
+    """A mechanism output, what it publishes beside it, and declared diagnostics.
 
-    Mechanisms may return the bare output instead; the runner stores each numeric entry
-    of ``info`` as a result row with metric name ``info/<key>``.
+    ``info`` is part of the release (e.g. the theta an exponential mechanism chose): the
+    privacy claim covers it, and the audit (:mod:`privpub.audit`) reads it like the value.
+    ``diagnostics`` are computed from the input for the report (the fraction of edges a
+    projection kept, the purity of a partition's regions): not private, by rule not read
+    by the audit, and shown as diagnostics. The runner stores each numeric entry as a
+    result row named ``info/<key>`` or ``diag/<key>`` (:data:`privpub.results.INFO_PREFIX`,
+    :data:`privpub.results.DIAGNOSTIC_PREFIX`). Mechanisms may return the bare output
+    instead.
     """
 
     value: Any
     info: dict = field(default_factory=dict)
+    diagnostics: dict = field(default_factory=dict)
 
 
 class KAnonymousMatrix(sp.csr_array):

@@ -49,7 +49,7 @@ def table2_bound_cells(paper: dict, sizes: dict, *, labels=("T", "FG", "ER", "pi
                        thetas=(16, 64, 128)) -> list[dict]:
     """Every published Table 2 cell with its L1 bound.
 
-    ``paper``: ``{dataset: {"l1_counts": [...], "info/edge_fraction": [...]}}`` in the
+    ``paper``: ``{dataset: {"l1_counts": [...], "diag/edge_fraction": [...]}}`` in the
     table's order (theta-major, then the labels), as ``conf/experiment/day2016_table2.yaml``
     stores them; ``sizes``: ``{dataset: (|V|, |E|)}``. Returns one dict per cell with
     ``dataset``, ``theta``, ``label``, ``paper_l1``, ``edge_fraction``, ``bound`` and
@@ -62,7 +62,7 @@ def table2_bound_cells(paper: dict, sizes: dict, *, labels=("T", "FG", "ER", "pi
         n, m = sizes[name]
         cells = [(t, lab) for t in thetas for lab in labels]
         for (theta, label), l1, frac in zip(cells, rows["l1_counts"],
-                                            rows["info/edge_fraction"], strict=True):
+                                            rows["diag/edge_fraction"], strict=True):
             bound = l1_upper_bound(n, m, frac, truncated_at=theta if label == "T" else None)
             out.append({"dataset": name, "theta": theta, "label": label, "paper_l1": l1,
                         "edge_fraction": frac, "bound": bound, "exceeds": l1 > bound})

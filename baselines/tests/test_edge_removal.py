@@ -34,7 +34,7 @@ def test_degrees_bounded_and_kept_edges_are_original(order):
         assert set(map(tuple, sub.edges().tolist())) <= set(map(tuple, g.edges().tolist()))
         rel = _hist(g, theta, order=order)
         assert rel.value.counts.size == theta + 1 and rel.value.counts.sum() == g.n_nodes
-        assert rel.info["edge_fraction"] == pytest.approx(sub.n_edges / g.n_edges)
+        assert rel.diagnostics["edge_fraction"] == pytest.approx(sub.n_edges / g.n_edges)
 
 
 def test_figure1_removal_runs_backwards_and_keeps_one_edge_where_pi_theta_keeps_two():
@@ -46,7 +46,7 @@ def test_figure1_removal_runs_backwards_and_keeps_one_edge_where_pi_theta_keeps_
     assert len(_edge_addition(g, 1)) == 2
     # ER is not maximal: (2, 3) could be added back without exceeding theta
     assert er.degrees()[2] == er.degrees()[3] == 0
-    assert _hist(g, 1).info["edge_fraction"] == pytest.approx(1 / 3)
+    assert _hist(g, 1).diagnostics["edge_fraction"] == pytest.approx(1 / 3)
     # the forward traversal mirrors it: it deletes e1 and e2 and keeps e3
     assert edge_removal(g, 1, order="lexicographic_forward").edges().tolist() == [[2, 3]]
 

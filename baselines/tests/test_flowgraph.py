@@ -103,11 +103,11 @@ def test_projection_keeps_degrees_bounded_and_is_identity_when_bounded():
         rel = projection_flowgraph(g, theta=theta, rng=np.random.default_rng(0))
         hist = rel.value.counts
         assert hist.size == theta + 1 and hist.sum() == pytest.approx(g.n_nodes)
-        assert 0 < rel.info["edge_fraction"] <= 1
+        assert 0 < rel.diagnostics["edge_fraction"] <= 1
     big = int(g.degrees().max())
     rel = projection_flowgraph(g, theta=big, rng=np.random.default_rng(0))
     assert np.array_equal(rel.value.counts, np.bincount(g.degrees(), minlength=big + 1))
-    assert rel.info["edge_fraction"] == 1
+    assert rel.diagnostics["edge_fraction"] == 1
 
 
 def _hist_cache():

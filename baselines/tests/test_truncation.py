@@ -35,7 +35,7 @@ def test_projection_keeps_exactly_low_degree_nodes_and_their_mutual_edges():
         rel = projection_truncation(g, theta=theta, rng=np.random.default_rng(0))
         assert rel.value.counts.size == theta + 1
         assert np.array_equal(rel.value.counts, np.bincount(sub.degrees(), minlength=theta + 1))
-        assert rel.info["edge_fraction"] == pytest.approx(sub.n_edges / g.n_edges)
+        assert rel.diagnostics["edge_fraction"] == pytest.approx(sub.n_edges / g.n_edges)
 
 
 def _hist(g, cutoff):
@@ -87,7 +87,7 @@ def test_truncation_release_ledger_and_info():
     g = Graph.from_networkx(nx.barabasi_albert_graph(500, 3, seed=4))
     ledger = PrivacyLedger(0.5)
     rel = truncation(g, epsilon=0.5, theta=8, rng=np.random.default_rng(3), ledger=ledger)
-    info = rel.info
+    info = rel.diagnostics
     beta = 0.5 * math.log(500 / 8)
     assert info["beta"] == pytest.approx(beta)
     offset = math.ceil(math.log(500) / beta)

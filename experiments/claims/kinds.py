@@ -36,6 +36,7 @@ from experiments.claims.select import (
     where_rows,
 )
 from privpub.errors import PrivpubError
+from privpub.results import is_mechanism_row
 
 __all__ = ["evaluate_kind"]
 
@@ -45,7 +46,7 @@ def _higher(claim: dict):
     if claim.get("better"):
         return claim["better"] == "higher"
     metric = claim.get("metric")
-    if not isinstance(metric, str) or metric.startswith("info/"):
+    if not isinstance(metric, str) or is_mechanism_row(metric):
         return None
     from privpub.registry import get_metric
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from experiments.claims.numbers import is_number
 from privpub.errors import ConfigError, PrivpubError
-from privpub.results import check_condition, comparison
+from privpub.results import check_condition, comparison, is_mechanism_row
 
 __all__ = [
     "KINDS",
@@ -228,7 +228,8 @@ def _options(raw, claim: dict, fail):
 
 
 def _metric(raw, kind: str, fail):
-    """A metric name (a list of them for a table), each registered or an ``info/`` row."""
+    """A metric name (a list of them for a table), each registered or an ``info/`` or
+    ``diag/`` row."""
     metric = raw.get("metric")
     if kind == "table":
         if metric is not None:
@@ -242,7 +243,7 @@ def _metric(raw, kind: str, fail):
     elif not isinstance(metric, str) or not metric:
         fail(f"metric must be a metric name, got {metric!r}")
     for name in [metric] if isinstance(metric, str) else metric or []:
-        if not name.startswith("info/"):
+        if not is_mechanism_row(name):
             from privpub.registry import get_metric
 
             try:
@@ -336,8 +337,8 @@ _KIND_PARSERS = {
 
 
 def _check_groups(claim: dict, chosen: list[dict], fail):
-    """``per`` must not name what the claim runs along or chooses among; an ``info/``
-    metric must say which values are better where the claim compares."""
+    """``per`` must not name what the claim runs along or chooses among; an ``info/`` or
+    ``diag/`` metric must say which values are better where the claim compares."""
     kind = claim["kind"]
     reserved = set()  # parameters that a group is not split by
     if kind == "trend":
@@ -350,7 +351,7 @@ def _check_groups(claim: dict, chosen: list[dict], fail):
         if clash:
             fail(f"per must not name {clash}: the claim runs along / chooses among it")
     metric = claim["metric"]
-    info = isinstance(metric, str) and metric.startswith("info/")
+    info = is_mechanism_row(metric)
     if info and claim["better"] is None and (kind in ("compare", "best") or over):
         fail(f"{metric} is not a registered metric: say better: lower or better: higher")
 

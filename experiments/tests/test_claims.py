@@ -489,11 +489,11 @@ TABLE = {
     "name": "table2",
     "rows": ["dataset", "metric"],
     "columns": {"theta": [16, 64], "label": ["T", "FG"]},
-    "metrics": ["l1_counts", "info/edge_fraction"],
+    "metrics": ["l1_counts", "diag/edge_fraction"],
     "paper": {
         "facebook": {
             "l1_counts": [100, 200, 300, None],
-            "info/edge_fraction": [0.5, 0.4, 0.0, 0.9],
+            "diag/edge_fraction": [0.5, 0.4, 0.0, 0.9],
         }
     },
 }
@@ -510,7 +510,7 @@ def table_frame():
     ):
         p = {"theta": theta}
         r += rows("facebook", label, p, [l1], metric="l1_counts", options={"lcc": True})
-        r += rows("facebook", label, p, [frac], metric="info/edge_fraction", options={"lcc": True})
+        r += rows("facebook", label, p, [frac], metric="diag/edge_fraction", options={"lcc": True})
     return pd.DataFrame(r)
 
 
@@ -529,7 +529,7 @@ def test_table_cells_against_the_paper(table_frame):
     }
     assert (worst["ours"], worst["paper"], worst["ratio"]) == (150, 300, 0.5)
     assert "ours 150 vs paper 300 (ratio 0.5)" in res["summary"]
-    only_fraction = check({**base, "metric": "info/edge_fraction"}, table_frame, plots=[TABLE])
+    only_fraction = check({**base, "metric": "diag/edge_fraction"}, table_frame, plots=[TABLE])
     assert (only_fraction["verdict"], only_fraction["n_groups"]) == ("held", 4)
     assert check({**base, "tolerance": 0.05}, table_frame, plots=[TABLE])["n_held"] == 4
     assert check({**base, "holds_in": 0.85}, table_frame, plots=[TABLE])["verdict"] == "held"
@@ -546,13 +546,13 @@ def test_table_one_sided_and_missing_numbers(table_frame):
     # a published 0 holds only against what rounds to 0 at the row's printed precision
     frame = table_frame.copy()
     frame.loc[
-        (frame["metric"] == "info/edge_fraction")
+        (frame["metric"] == "diag/edge_fraction")
         & (frame["theta"] == 64)
         & (frame["label"] == "T"),
         "value",
     ] = 0.06
     res = check(
-        claim(kind="table", plot="table2", metric="info/edge_fraction", tolerance=0.5),
+        claim(kind="table", plot="table2", metric="diag/edge_fraction", tolerance=0.5),
         frame,
         plots=[TABLE],
     )

@@ -356,6 +356,6 @@ def _synthesize(table: Table, enc: TableAxes, tree: RPSTree, summary: str, rng) 
     order = rng.permutation(points.shape[0])
     frame = _decode(table, enc, points[order], classes[order])
     info = {"leaves": len(tree.leaves), "rows": int(counts.sum()), "max_depth": tree.max_depth}
-    if enc.labels is not None:
-        info["purity"] = _purity(tree.leaves, enc.labels, enc.n_classes)
-    return Release(Table(frame, table.schema), info)
+    diagnostics = ({} if enc.labels is None
+                   else {"purity": _purity(tree.leaves, enc.labels, enc.n_classes)})
+    return Release(Table(frame, table.schema), info, diagnostics)

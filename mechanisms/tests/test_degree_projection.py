@@ -363,7 +363,7 @@ def test_registered_projection_release():
     assert isinstance(out, Release) and isinstance(out.value, DegreeHistogram)
     # pi_2 keeps (0,1), (0,2), (1,2), (3,4): degrees 2, 2, 2, 1, 1
     assert out.value.counts.tolist() == [0, 2, 3]
-    assert out.info == {"edge_fraction": 0.8, "theta_bin": 3.0}
+    assert out.diagnostics == {"edge_fraction": 0.8, "theta_bin": 3.0} and out.info == {}
     dropped = projection_edge_addition(g, theta=2, drop_theta_bin=True, rng=None)
     # true degrees 3, 2, 2, 2, 1: the true count of degree 2 (3) fills bin theta
     assert dropped.value.counts.tolist() == [0, 2, 3]
@@ -372,7 +372,7 @@ def test_registered_projection_release():
     with pytest.raises(PrivpubError, match="drop_theta_bin"):
         projection_edge_addition(g, theta=2, drop_theta_bin="yes", rng=None)
     empty = projection_edge_addition(Graph.from_edges(np.empty((0, 2), int), 3), theta=1, rng=None)
-    assert empty.info["edge_fraction"] == 1.0 and empty.value.counts.tolist() == [3, 0]
+    assert empty.diagnostics["edge_fraction"] == 1.0 and empty.value.counts.tolist() == [3, 0]
 
 
 @pytest.mark.data
@@ -392,7 +392,7 @@ def test_table2_facebook_values():
         full = projection_edge_addition(g, theta=theta, rng=None)
         got[theta] = (
             l1_counts(truth, out.value),
-            round(out.info["edge_fraction"], 2),
+            round(out.diagnostics["edge_fraction"], 2),
             l1_counts(truth, full.value),
         )
     # paper: L1 3228 / 1313 / 801, |E'|/|E| 0.27 / 0.66 / 0.88

@@ -304,5 +304,5 @@ def test_noise_free_limits(karate):
         # LDRC's limit is the beta-order isotonic fit of the exact series
         assert np.allclose(ldrc(karate, epsilon=1.0, rng=rng()).counts, pava(jd.counts))
         honest = drc_honest(karate, epsilon=100.0, threshold=0.0, rng=rng())
-        assert honest.info["spurious_cells"] == 0
+        assert honest.diagnostics["spurious_cells"] == 0
         assert honest.value.size == jd.size

@@ -7,6 +7,7 @@ why the report looks as it does: docs/design.md ("Report").
 
 Modules: :mod:`~plots.report.results_tree` reads the results tree (:func:`collect`),
 :mod:`~plots.report.deviation_rows` picks each paper's deviation rows,
+:mod:`~plots.report.privacy` the claimed and audited privacy,
 :mod:`~plots.report.markdown` and :mod:`~plots.report.html` render the two views
 (``report.css`` and ``report.js`` are inlined into the page), :mod:`~plots.report.text` holds
 the texts both share and :mod:`~plots.report.write` writes the files. (No module is named

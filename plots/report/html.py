@@ -19,6 +19,7 @@ from privpub.papers import PAPERS, paper_citation
 from privpub.results import VERDICTS
 
 from .deviation_rows import DEV_INTRO, deviation_cells, deviations, verdict_of
+from .privacy import html_audits, html_series_privacy
 from .results_tree import Experiment, Run, by_paper, read_text, scales_of
 from .text import (
     ABSOLUTE_LINK,
@@ -423,6 +424,7 @@ def _html_run(exp: Experiment, run: Run, results_dir: Path) -> list[str]:
         )
     out += _html_figures(run, results_dir)
     out += _html_claims(run)
+    out += html_series_privacy(run)
     out += _html_tables(run, results_dir)
     if run.notes:
         out.append(
@@ -453,6 +455,7 @@ def render_html(
         '<a href="report.md">report.md</a> has the same content as text.</p>',
     ]
     main += _html_overview(experiments, scales_of(experiments))
+    main += html_audits(results_dir)
     for paper, exps in by_paper(experiments):
         heading = _e(paper or "Other experiments")
         if paper in PAPERS:

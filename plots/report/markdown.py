@@ -11,6 +11,7 @@ from pathlib import Path
 from privpub.papers import PAPERS, paper_citation
 
 from .deviation_rows import DEV_INTRO, deviation_cells, deviations
+from .privacy import md_audits, md_series_privacy
 from .results_tree import Experiment, Run, by_paper, scales_of
 from .text import (
     SMOKE_SCALE,
@@ -177,6 +178,7 @@ def _md_run(exp: Experiment, run: Run, results_dir: Path) -> list[str]:
     else:
         out += ["_No figures._", ""]
     out += _md_claims(run)
+    out += md_series_privacy(run)
     out += _md_tables(run, results_dir)
     if run.notes:
         out += [
@@ -209,6 +211,7 @@ def render_markdown(
     out += ["A self-contained page with every figure embedded: [report.html](report.html).", ""]
     out += _md_overview(experiments, scales_of(experiments))
     out += _md_deviations(experiments)
+    out += md_audits(results_dir)
     for exp in experiments:
         out += [f"## {exp.name}", ""]
         if exp.title:

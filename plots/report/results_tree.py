@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from privpub.audit.stored import AUDIT_DIR
 from privpub.papers import PAPERS
 from privpub.results import SCALES
 
@@ -110,9 +111,11 @@ class Experiment:
 
 
 def experiment_dirs(results_dir: Path) -> list[Path]:
-    """The experiment directories under ``results_dir``: its non-hidden subdirectories, sorted."""
+    """The experiment directories under ``results_dir``: its non-hidden subdirectories but
+    the stored audits' (:data:`privpub.audit.stored.AUDIT_DIR`), sorted."""
     return sorted(
-        p for p in Path(results_dir).iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+        p for p in Path(results_dir).iterdir()
+        if p.is_dir() and not p.name.startswith((".", "_")) and p.name != AUDIT_DIR
     )
 
 

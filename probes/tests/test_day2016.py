@@ -68,7 +68,7 @@ def test_truncation_above_dmax_is_the_same_histogram_with_more_noise():
             out = truncation(graph, epsilon=1.0, theta=theta, rng=np.random.default_rng(0))
         counts = np.trim_zeros(np.asarray(out.value.counts, dtype=float), "b")
         releases.append(counts)
-        scales.append(out.info["noise_scale"])
+        scales.append(out.diagnostics["noise_scale"])
     assert len(releases) >= 2
     truth = np.trim_zeros(np.bincount(graph.degrees()).astype(float), "b")
     assert all(np.array_equal(r, truth) for r in releases)

@@ -316,7 +316,7 @@ def test_recording_leaves_relabels_every_row_with_its_leaf_majority():
     assert len(leaves) == out.info["leaves"]
     relabelled = probe.relabel_by_leaf_majority(table, leaves)
     same = relabelled.data[cls].astype(str).to_numpy() == table.data[cls].astype(str).to_numpy()
-    assert same.mean() == pytest.approx(out.info["purity"])
+    assert same.mean() == pytest.approx(out.diagnostics["purity"])
     import mechanisms.rps.table as rt
     assert rt.TableLeafSummary.__name__ == "TableLeafSummary"  # the patch is undone
 

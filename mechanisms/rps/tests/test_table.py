@@ -75,7 +75,8 @@ def test_output_has_the_input_schema(kw):
     assert not out.data.isna().any().any()
     info = release.info
     assert info["rows"] == out.n_rows
-    assert info["leaves"] >= 1 and 0.0 <= info["purity"] <= 1.0
+    assert info["leaves"] >= 1 and 0.0 <= release.diagnostics["purity"] <= 1.0
+    assert "purity" not in info  # computed from the true labels: a diagnostic
     assert all(isinstance(v, (int, float)) for v in info.values())
 
 
@@ -87,10 +88,10 @@ def test_gaussian_mixture_keeps_its_class_column_and_reports_purity():
     assert set(out.data["component"].unique()) == {0, 1, 2}
     assert out.data["component"].dtype == table.data["component"].dtype
     # three well separated Gaussians: leaves are nearly pure (Fig 2 reports 0.9+)
-    assert release.info["purity"] > 0.9
+    assert release.diagnostics["purity"] > 0.9
     # no class attribute: no purity
     plain = load_dataset("gaussian_1d", rng=0, n=500)
-    assert "purity" not in rps_table(plain, epsilon=1.0, rng=np.random.default_rng(0)).info
+    assert "purity" not in rps_table(plain, epsilon=1.0, rng=np.random.default_rng(0)).diagnostics
 
 
 def test_purity_is_the_majority_share_of_original_rows():
@@ -99,10 +100,10 @@ def test_purity_is_the_majority_share_of_original_rows():
     overall = max(np.mean(labels == "yes"), np.mean(labels == "no"))
     release = rps_table(table, epsilon=1.0, depth=0, rng=np.random.default_rng(0))
     assert release.info["leaves"] == 1
-    assert release.info["purity"] == pytest.approx(overall)
+    assert release.diagnostics["purity"] == pytest.approx(overall)
     # the class depends on age > 40 (10% noise): the class-aware partition finds it
     deep = rps_table(table, epsilon=50.0, depth=6, quality="class",
-                     rng=np.random.default_rng(0)).info["purity"]
+                     rng=np.random.default_rng(0)).diagnostics["purity"]
     assert deep > 0.85 > overall
 
 
