@@ -20,7 +20,7 @@ _HELP_FLAGS = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "--shell
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> None:
-    from experiments.cli import run_from_config
+    from privpub.experiments.cli import run_from_config
 
     run_from_config(cfg)
 
@@ -55,8 +55,8 @@ def _preflight(argv: list[str]) -> None:
         return
     single = _results_dir(argv)
     for path in [single] if single else _swept_results_dirs(argv):
-        from experiments.cli import check_writable
         from privpub.errors import ConfigError
+        from privpub.experiments.cli import check_writable
 
         try:
             check_writable(path)
@@ -68,8 +68,8 @@ def _preflight(argv: list[str]) -> None:
 def _mechanism_configs(argv: list[str]) -> None:
     """``mechanism=<name>`` of a plug-in without a YAML in conf/ (plugins= imported first);
     a bad plug-in or an unknown name is one line, exit 2."""
-    from experiments.hydra_support import register_mechanism_configs
     from privpub.errors import PrivpubError
+    from privpub.experiments.hydra_support import register_mechanism_configs
 
     try:
         register_mechanism_configs(argv)
@@ -79,8 +79,8 @@ def _mechanism_configs(argv: list[str]) -> None:
 
 
 def _jobs_started() -> bool:
-    from experiments.cli import task_started
-    from experiments.hydra_support import sweep_dir
+    from privpub.experiments.cli import task_started
+    from privpub.experiments.hydra_support import sweep_dir
 
     sweep = sweep_dir()
     return task_started() or bool(sweep and any(p.is_dir() for p in sweep.glob("*")))

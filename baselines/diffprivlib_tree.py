@@ -3,7 +3,7 @@
 Issue 12 asks for "a diffprivlib DecisionTreeClassifier line in Fig 6 as an outside
 reference (a different private tree, labelled as such)". This baseline wraps
 ``diffprivlib.models.DecisionTreeClassifier`` ([HBMAL19]) as a classifier release, exactly
-as the DiffPID3 trees (:mod:`mechanisms.diffpid3`) are released: ``predict(table)`` and
+as the DiffPID3 trees (:mod:`privpub.mechanisms.diffpid3`) are released: ``predict(table)`` and
 ``refit(table, rng=...)``, so the cross-validation metric ``accuracy_cv_learner`` scores it
 with the same protocol (a new private tree on each training fold).
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privpub.encoding import TableEncoder
+from privpub.algorithms.encoding import TableEncoder
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import is_noise_off, noise_off, uniform_integers
@@ -111,7 +111,8 @@ def _diffprivlib():
 @dataclass(frozen=True)
 class _Columns:
     """Public encoding of a table as diffprivlib's numeric ``X`` and class codes ``y``:
-    :class:`privpub.encoding.TableEncoder`, shared with DiffPID3 (which checks the schema: a
+    :class:`privpub.algorithms.encoding.TableEncoder`, shared with DiffPID3 (which checks the
+    schema: a
     class attribute with a public discrete domain, every other attribute with a public
     domain), numeric attributes kept as values, and the feature bounds from the domains."""
 

@@ -1,7 +1,7 @@
 """dK-PA (sala2011 Sec 3.2, Theorem 1) and the "Ideal" sensitivity-1 reference (Figs 3-4).
 
 dK-PA perturbs every tuple of a graph's dK-2 series with ``Lap((4 d_max + 1) / epsilon)``;
-its computation is :func:`privpub.dk.dk_pa_series` (Pygmalion builds graphs from it too),
+its computation is :func:`privpub.algorithms.dk.dk_pa_series` (Pygmalion builds graphs from it too),
 registered here as a baseline with a caveat. The "Ideal" line of Figs 3-4 ("if we had a
 function with sensitivity of 1") is ``Lap(1 / epsilon)`` on the same tuples: a hypothetical
 yardstick, not a private mechanism (privacy ``none``; it takes ``epsilon`` only to set its
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.dk import CAVEAT_DK_PA, check_graph, dk_pa_series, joint_degree
+from privpub.algorithms.dk import CAVEAT_DK_PA, check_graph, dk_pa_series, joint_degree
 from privpub.ledger import PrivacyLedger
 from privpub.noise import laplace_noise
 from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
@@ -42,7 +42,7 @@ def dk_pa(
 ) -> JointDegree:
     """dK-PA: the dK-2 series plus ``Lap((4 d_max + 1) / epsilon)`` per tuple (sala2011 Thm 1).
 
-    :func:`privpub.dk.dk_pa_series` (parameters and result as there), as a baseline.
+    :func:`privpub.algorithms.dk.dk_pa_series` (parameters and result as there), as a baseline.
     """
     return dk_pa_series(graph, epsilon=epsilon, rng=rng, ledger=ledger)
 

@@ -8,7 +8,7 @@ class (the leaf it ends in). This module implements strict and relaxed multidime
 partitioning on mixed numeric / ordinal / categorical quasi-identifiers (a numba kernel),
 reports the normalized certainty penalty [XWPYF06], and recodes each class into ordinary
 attribute values so that the released table has the input's schema and can be scored by
-:mod:`metrics.classification` exactly like the original (qardaji2012 Sec. 4.2: 5-fold
+:mod:`privpub.metrics.classification` exactly like the original (qardaji2012 Sec. 4.2: 5-fold
 cross-validated Naive Bayes and C4.5). Also here: the verifier of k-anonymous tables
 (:func:`verify_k_anonymous_table`, registered for every ``k-anonymity`` table release).
 

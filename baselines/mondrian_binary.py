@@ -12,7 +12,7 @@ web-NotreDame too (seconds, memory O(nnz + n_cols log n)).
 What that implementation does on 0/1 columns (``anonymize_strict``, ``choose_dimension``,
 ``find_median``), and so what we do, and how the sparse implementation keeps the column
 counts: docs/design.md, "epasto2022: smooth k-anonymity" (Mondrian for binary matrices).
-Leaves are released by suppression (:func:`privpub.binary.cluster_release`, rule
+Leaves are released by suppression (:func:`privpub.algorithms.binary.cluster_release`, rule
 ``"intersection"``): each row becomes the intersection of its class.
 
 References
@@ -31,7 +31,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from privpub.binary import check_binary_input, cluster_release
+from privpub.algorithms.binary import check_binary_input, cluster_release
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.registry import K_ANONYMITY, register_mechanism
 from privpub.types import Kind, Release

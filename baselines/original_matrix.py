@@ -1,13 +1,13 @@
 """The original binary matrix, released unchanged: the non-private yardstick of epasto2022.
 
 Gives Table 2's dataset statistics (through the ``matrix_*`` metrics of
-:mod:`metrics.matrix_stats`) and the "original data" reference line of Fig. 4 / Fig. 7
+:mod:`privpub.metrics.matrix_stats`) and the "original data" reference line of Fig. 4 / Fig. 7
 (the classifier trained on the unanonymised features). Privacy ``none``, role ``reference``.
 """
 
 from __future__ import annotations
 
-from privpub.binary import check_binary_input
+from privpub.algorithms.binary import check_binary_input
 from privpub.registry import NO_PRIVACY, register_mechanism
 from privpub.types import Kind
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.centrality import degree_bound_of
+from privpub.algorithms.centrality import degree_bound_of
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import laplace_mechanism

@@ -4,7 +4,8 @@ epasto2022 Appendix D ("Baselines"): "Our algorithm has theoretical guarantees f
 k-anonymization, but it can be easily used as an heuristic for (standard) k-anonymity by
 suppression (in the last step, the clusters are simply anonymized by computing the
 intersection of all binary vectors)". The clusters are exactly those of
-:func:`privpub.clustering.smooth_clusters` (same parameters; the runner gives this baseline
+:func:`privpub.algorithms.clustering.smooth_clusters` (same parameters; the runner gives this
+baseline
 the smooth mechanism's seeds, ``seeds_of``, so both cluster the rows identically: a paired
 comparison); every row of a cluster is released as the items *all* its rows hold, a subset
 of the input shared by >= k rows: k-anonymity by suppression (Def. 3.4). Why the pairing
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.clustering import clustered_release
+from privpub.algorithms.clustering import clustered_release
 from privpub.registry import K_ANONYMITY, register_mechanism
 from privpub.types import Kind, Release
 
@@ -51,7 +52,7 @@ def nonsmooth_k_anonymity(
     """k-anonymity by suppression: the smooth algorithm's clusters, each released as the
     intersection of its rows [EEMM22, Appendix D, "non-smooth"].
 
-    Parameters are those of :func:`privpub.clustering.smooth_clusters` (and of the smooth
+    Parameters are those of :func:`privpub.algorithms.clustering.smooth_clusters` (and of the smooth
     mechanism, ``smooth_k_anonymity``).
 
     Returns

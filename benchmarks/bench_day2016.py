@@ -22,10 +22,10 @@ import tracemalloc
 
 import numpy as np
 
-from mechanisms.theta_cumulative import theta_cumulative_histogram
-from mechanisms.theta_histogram import theta_omega_histogram
 from privpub.data import load_dataset
 from privpub.errors import DataError
+from privpub.mechanisms.theta_cumulative import theta_cumulative_histogram
+from privpub.mechanisms.theta_histogram import theta_omega_histogram
 
 #: day2016 Table 3: running time in seconds, (theta, Omega)-Histogram and
 #: theta-CumulativeHistogram, as (quality computation, total).

@@ -1,7 +1,8 @@
 """Speed of epasto2022's anonymisers on every matrix, and of the min-hash step.
 
 For each dataset: smooth k-anonymity (``mechanisms/smooth_k_anonymity.py`` over
-``privpub/clustering.py``; non-smooth uses the same clustering and costs the same), the LSH
+``privpub/algorithms/clustering.py``; non-smooth uses the same clustering and costs the same), the
+LSH
 heuristic where it applies, Mondrian (``baselines/mondrian_binary.py``) and the verifier,
 with the Jaccard / suppressed / created fractions of each release. Times are wall-clock
 seconds of one run after a warm-up on a toy matrix (numba's compilation is cached on disk
@@ -39,12 +40,12 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.mondrian_binary import mondrian_binary
-from mechanisms.smooth_k_anonymity import smooth_k_anonymity
-from metrics.sets import created_fraction, jaccard, suppressed_fraction
+from privpub.algorithms.clustering import minhash_signatures
+from privpub.baselines.mondrian_binary import mondrian_binary
 from privpub.cache import cold
-from privpub.clustering import minhash_signatures
 from privpub.data import load_dataset
+from privpub.mechanisms.smooth_k_anonymity import smooth_k_anonymity
+from privpub.metrics.sets import created_fraction, jaccard, suppressed_fraction
 from privpub.verify import verify_release
 
 DATASETS = ["sbm_epasto", "adult_binary", "playstore_binary", "dblp_binary",

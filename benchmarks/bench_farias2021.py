@@ -29,16 +29,16 @@ import time
 
 import numpy as np
 
-from mechanisms.diffpid3 import diffpid3
-from mechanisms.priv_topk import priv_topk, priv_topk_scores
-from metrics.ranking import topk_overlap
-from privpub.centrality import (
+from privpub.algorithms.centrality import (
     ebc_global_sensitivity,
     ebc_ranking,
     egocentric_betweenness,
 )
 from privpub.data import load_dataset
 from privpub.errors import DataError
+from privpub.mechanisms.diffpid3 import diffpid3
+from privpub.mechanisms.priv_topk import priv_topk, priv_topk_scores
+from privpub.metrics.ranking import topk_overlap
 
 GRAPHS = ("musae_git", "dblp", "email_enron")
 #: Sec 6.1 as printed (Enron's and DBLP's are swapped there, see farias2021_fig5's notes).

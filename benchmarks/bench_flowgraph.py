@@ -2,13 +2,14 @@
 
 For each graph of day2016 Table 1 (largest connected component, ``lcc=True``):
 
-- ``FG proj (all theta)``: cold time of :func:`baselines.flowgraph.flow_projection` for every
+- ``FG proj (all theta)``: cold time of :func:`privpub.baselines.flowgraph.flow_projection` for
+every
   candidate ``theta = 1, 2, ..., 2^floor(log2 |V|)`` (what one Flowgraph cell computes once);
 - ``FG proj theta=64``: one projection;
-- ``flowgraph cold`` / ``warm``: one :func:`baselines.flowgraph.flowgraph` release at
+- ``flowgraph cold`` / ``warm``: one :func:`privpub.baselines.flowgraph.flowgraph` release at
   ``eps = 1`` with an empty cache, then again with the projections cached (every further
   repetition of the experiment);
-- ``truncation``: one :func:`baselines.truncation.truncation` release (``eps = 1``,
+- ``truncation``: one :func:`privpub.baselines.truncation.truncation` release (``eps = 1``,
   ``theta = 64``).
 
     PRIVPUB_DATA_DIR=/work/shared/data python benchmarks/bench_flowgraph.py [graph ...]
@@ -21,8 +22,13 @@ import time
 
 import numpy as np
 
-from baselines.flowgraph import clear_cache, flow_projection, flowgraph, flowgraph_candidates
-from baselines.truncation import truncation
+from privpub.baselines.flowgraph import (
+    clear_cache,
+    flow_projection,
+    flowgraph,
+    flowgraph_candidates,
+)
+from privpub.baselines.truncation import truncation
 from privpub.data import load_dataset
 
 GRAPHS = ("facebook", "wiki_vote", "ca_hepph", "email_enron", "cit_hepph", "loc_brightkite",

@@ -31,8 +31,8 @@ def estimate(results_dir: Path, measured: str = "small", target: str = "paper") 
     times that mechanism's mean measured seconds per task at ``measured`` scale on its
     largest (slowest) dataset there. The paper's graphs are larger than the small scale's,
     so for size-dependent mechanisms this is a lower bound."""
-    from experiments.leaderboard import STORE_PREFIX, compile_task, load_task, task_names
-    from experiments.store import ResultStore
+    from privpub.experiments.leaderboard import STORE_PREFIX, compile_task, load_task, task_names
+    from privpub.experiments.store import ResultStore
 
     print(f"\n| task | tasks at {target} | estimated work (wall per task) | on 2 cores "
           "| from CPU per task | on 2 cores |\n|---|---|---|---|---|---|")
@@ -57,7 +57,7 @@ def estimate(results_dir: Path, measured: str = "small", target: str = "paper") 
 
 
 def main(argv=None) -> None:
-    from experiments.leaderboard import run_leaderboard, task_names
+    from privpub.experiments.leaderboard import run_leaderboard, task_names
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tasks", nargs="*", default=[])

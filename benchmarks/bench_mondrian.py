@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from baselines.mondrian import _encode, mondrian, resolve_quasi_identifiers
+from privpub.baselines.mondrian import _encode, mondrian, resolve_quasi_identifiers
 from privpub.data import load_dataset
 from privpub.types import Table
 
@@ -42,7 +42,7 @@ def reference_mondrian(rows: list[tuple], widths_of, k: int) -> list[list[int]]:
     """Strict Mondrian [LDR06] in plain Python: returns the classes as lists of row indices.
 
     ``rows[i]`` is the tuple of integer codes of row ``i``; ``widths_of(lo, hi)`` gives the
-    normalised width of every dimension. Same rules as ``baselines.mondrian``: widest
+    normalised width of every dimension. Same rules as ``privpub.baselines.mondrian``: widest
     dimension first, cut next to the median (``<= v`` or ``< v``, the allowable and more
     balanced one), next dimension if neither is allowable.
     """
@@ -121,7 +121,7 @@ print(len(rows), len(classes))
 _OURS_SCRIPT = """
 import sys
 import numpy as np
-from baselines.mondrian import mondrian
+from privpub.baselines.mondrian import mondrian
 from privpub.data import load_dataset
 release = mondrian(load_dataset("adult"), k=int(sys.argv[1]), rng=np.random.default_rng(0))
 print(release.info["classes"])

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments.console import reproduce_command  # noqa: E402
+from privpub.experiments.console import reproduce_command  # noqa: E402
 
 #: issue 14's targets for a run from an empty store on 2 cores (seconds)
 TARGETS = {("day2016", "paper"): 30 * 60, ("qardaji2012", "paper"): 10 * 60,
@@ -60,7 +60,7 @@ def main() -> int:
     print(" ".join(command))
     first, code = timed(command, env)
     again, code2 = timed(command, env)
-    from plots.timings import write_timings
+    from privpub.plots.timings import write_timings
 
     print((write_timings(results)).read_text())
     target = TARGETS.get((args.paper, args.scale))

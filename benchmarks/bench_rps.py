@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from mechanisms.rps.degree import rps_degree_sequence
-from mechanisms.rps.table import rps_table
 from privpub.data import load_dataset
 from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps.degree import rps_degree_sequence
+from privpub.mechanisms.rps.table import rps_table
 from privpub.types import Schema, Table
 
 PAPER_ADULT = ("age", "workclass", "education", "marital-status", "occupation",

@@ -14,12 +14,12 @@ import argparse
 import tempfile
 import time
 
-from experiments.runner import run_experiment
-from experiments.spec import resolve_experiment
-from experiments.store import ResultStore
+from privpub.experiments.runner import run_experiment
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.store import ResultStore
 from privpub.registry import load_plugins
 
-TOY = "experiments.tests.toy_plugins"
+TOY = "privpub.experiments.tests.toy_plugins"
 
 
 def measure(n_cells: int, *, n_jobs: int, executor: str, measure_memory: bool) -> dict:

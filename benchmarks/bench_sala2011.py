@@ -13,7 +13,7 @@ wall-clock seconds, median of ``--repeats`` calls):
    default). Target < 60 s. The estimate and its standard error are printed next to a
    4,096-source estimate.
 4. **Diffusion** (``--parts diffusion``): our compiled IC / WC / LT spread
-   (``metrics.applications.spread``, numba) against cynetdiff's Cython models (the
+   (``privpub.metrics.applications.spread``, numba) against cynetdiff's Cython models (the
    diffusion library the issue names; ``pip install cynetdiff``, not a dependency), both on
    the same CSR arrays, the 50 Degree Discount seeds, :data:`MC_RUNS` runs each; the means
    are printed with their standard errors so that agreement can be read off.
@@ -56,17 +56,17 @@ import time
 
 import numpy as np
 
-from mechanisms.drc import ldrc
-from metrics.applications import IC_PROBABILITY, MC_RUNS, degree_discount_seeds, spread
-from metrics.graph_structure import (
+from privpub.algorithms.dk import generate_graph, joint_degree, synthesize
+from privpub.data import load_dataset
+from privpub.errors import DataError
+from privpub.mechanisms.drc import ldrc
+from privpub.metrics.applications import IC_PROBABILITY, MC_RUNS, degree_discount_seeds, spread
+from privpub.metrics.graph_structure import (
     APL_SOURCES,
     bfs_statistics,
     distance_statistics,
     path_statistics,
 )
-from privpub.data import load_dataset
-from privpub.dk import generate_graph, joint_degree, synthesize
-from privpub.errors import DataError
 
 TARGETS = {"as_caida": 30.0, "web_notredame": 600.0}
 #: Steps ``--parts`` can select.

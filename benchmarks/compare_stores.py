@@ -1,7 +1,7 @@
 """Compare two results directories value by value: the check that a refactor changed no result.
 
 Every experiment store (``<dir>/<experiment>/<scale>/store``) of the first directory is read
-with :class:`experiments.store.ResultStore` (each task's latest attempt) and matched, row by
+with :class:`privpub.experiments.store.ResultStore` (each task's latest attempt) and matched, row by
 row, with the same store of the second: one row per (cell, base seed, repetition, metric).
 Compared exactly (NaN equals NaN, released vectors byte for byte): the metric value, the
 status, the privacy columns (notion, caveat, epsilon spent, ledger, verified), the label and
@@ -34,7 +34,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments.store import ResultStore  # noqa: E402
+from privpub.experiments.store import ResultStore  # noqa: E402
 
 #: What identifies a row across the two directories.
 ROW_KEY = ("cell", "base_seed", "rep", "metric")

@@ -10,7 +10,7 @@ Table 2: which published L1 errors no projection can produce, given the fraction
 the paper says that projection keeps.
 For every published cell: the paper's L1 and |E'|/|E|, and the largest raw-count L1 between
 the degree histograms of the graph (largest connected component, as Table 1) and any
-subgraph keeping that fraction of its edges (:func:`probes.day2016.l1_upper_bound`,
+subgraph keeping that fraction of its edges (:func:`privpub.probes.day2016.l1_upper_bound`,
 two-decimal rounding allowed for). A published L1 above it cannot be the L1 Sec 4.2 defines,
 whatever the projection's details.
 """
@@ -23,7 +23,7 @@ import numpy as np
 import yaml
 
 from privpub.data import load_dataset
-from probes.day2016 import raw_edges, self_loops_in_lcc, table2_bound_cells
+from privpub.probes.day2016 import raw_edges, self_loops_in_lcc, table2_bound_cells
 
 CONF = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 CONFIG = CONF / "day2016_table2.yaml"
@@ -55,9 +55,9 @@ def theta_bin_readings(graph, thetas=(16, 64, 128)) -> list[dict]:
     the bin of theta": ``drop`` (bin theta left out of the L1: ``drop_theta_bin=True``),
     ``zero`` (the released bin set to 0, so the true nodes of degree theta count as errors)
     and ``keep`` (the projected bin kept), and |E'|/|E|."""
-    import mechanisms  # noqa: F401 - registers the projections
-    from mechanisms.degree_projection import projection_edge_addition
-    from metrics.distributions import l1_counts
+    import privpub.mechanisms  # noqa: F401 - registers the projections
+    from privpub.mechanisms.degree_projection import projection_edge_addition
+    from privpub.metrics.distributions import l1_counts
     from privpub.types import DegreeHistogram
 
     truth = DegreeHistogram(np.bincount(graph.degrees()).astype(float))

@@ -15,7 +15,8 @@ sets differ while their degrees agree). For LocalPrivTopk: the median degree of 
 noise-free picks beside that of the true top-k, and the best and median rank of the true
 top-k nodes in the dampened order (the inversion: nodes of large EBC but large local
 sensitivity are dampened below small ones). One component swapped: local dampening with
-Sec 4.2's delta replacement (``max_v delta(G, t, v)``, :func:`privpub.dampening.replace_delta`)
+Sec 4.2's delta replacement (``max_v delta(G, t, v)``,
+:func:`privpub.algorithms.dampening.replace_delta`)
 instead of delta^EBC. Beside these, the mean accuracy over ``--sims`` noisy runs at
 B = 1e4 (the largest budget of the figure), which the noise-free limit should match.
 
@@ -29,15 +30,15 @@ import argparse
 
 import numpy as np
 
-from mechanisms.priv_topk import VARIANTS, priv_topk, priv_topk_scores
-from privpub.centrality import (
+from privpub.algorithms.centrality import (
     cached_ebc,
     ebc_delta,
     ebc_ranking,
     ebc_shift_penalty,
 )
-from privpub.dampening import dampen, replace_delta
+from privpub.algorithms.dampening import dampen, replace_delta
 from privpub.data import load_dataset
+from privpub.mechanisms.priv_topk import VARIANTS, priv_topk, priv_topk_scores
 from privpub.noise import noise_off
 
 GRAPHS = ("email_enron", "musae_git", "dblp")

@@ -10,7 +10,7 @@ swap one component of RPS and print the numbers the notes quote.
 ``fig5`` (Figs 4-5, degree sequences; Caltech36 and Georgetown15): per Lambda and epsilon,
 the EMD of our RPS, of the same trees with the *true* leaf counts (partition and
 lower-bound summaries only), of the paper's removal-only sensitivity reading
-(:mod:`mechanisms.rps.removal_only`, not DP) and Hay et al.; the median ratio of the
+(:mod:`privpub.mechanisms.rps.removal_only`, not DP) and Hay et al.; the median ratio of the
 smooth-sensitivity noise scale to the leaf count; how many leaves lie above the true
 maximum degree and the share of nodes they receive; the largest root logit of the
 exponential mechanism. ``fig1``: the best depth under several splits of the budget over
@@ -32,13 +32,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from baselines.hay_constrained import hay_degree_sequence
-from mechanisms.rps.table import rps_table
-from metrics.distributions import emd_p2
+from privpub.baselines.hay_constrained import hay_degree_sequence
 from privpub.data import gaussian_mixture, load_dataset
+from privpub.mechanisms.rps.table import rps_table
+from privpub.metrics.distributions import emd_p2
 from privpub.noise import noise_off
+from privpub.probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
 from privpub.types import DegreeSequence
-from probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
 
 FIG5_EPSILONS = (0.1, 1, 10, 100, 1000)
 
@@ -188,7 +188,7 @@ def fig2c(args) -> None:
 
 
 def fig3(args) -> None:
-    from metrics.classification import accuracy_cv_nb, accuracy_transfer_nb
+    from privpub.metrics.classification import accuracy_cv_nb, accuracy_transfer_nb
 
     adult = load_dataset("adult", attributes="qardaji2012")
     cls = adult.schema.class_attribute
@@ -217,10 +217,10 @@ def fig3(args) -> None:
 
 @contextlib.contextmanager
 def recording_leaves():
-    """Within the block, :func:`mechanisms.rps.table.rps_table` records every leaf it
+    """Within the block, :func:`privpub.mechanisms.rps.table.rps_table` records every leaf it
     summarises as ``(original row indices, (count, class))`` in the yielded list (the leaf
     summary itself is unchanged)."""
-    import mechanisms.rps.table as rt
+    import privpub.mechanisms.rps.table as rt
 
     base = rt.TableLeafSummary
     leaves: list = []
@@ -264,7 +264,7 @@ def fig3_label_rows(table, *, seeds=(0,), epsilon: float = 5.0, stop_count=5) ->
     of the release, and of the *original rows* with each class replaced by its leaf's
     majority class (one component swapped: the labels), and the share of original rows
     whose class is already their leaf's majority (``purity``)."""
-    from metrics.classification import accuracy_cv_nb, accuracy_transfer_nb
+    from privpub.metrics.classification import accuracy_cv_nb, accuracy_transfer_nb
 
     cls = table.schema.class_attribute
     out = []

@@ -5,22 +5,22 @@ structure of the Pygmalion graphs on AS, with the noise switched off as the abla
     python benchmarks/probe_sala2011.py --honest-cells web_notredame   # Fig. 6's honest DRC
 
 On AS (``as_caida``, no LCC restriction, as the experiments load it), for the original
-graph, the dK-synthetic graph (:func:`baselines.dk_reference.dk_synthetic`) and the
-Pygmalion graphs (:func:`mechanisms.pygmalion.pygmalion`) at epsilon 5 / 10 / 100 of
+graph, the dK-synthetic graph (:func:`privpub.baselines.dk_reference.dk_synthetic`) and the
+Pygmalion graphs (:func:`privpub.mechanisms.pygmalion.pygmalion`) at epsilon 5 / 10 / 100 of
 
 - LDRC in the beta order (the paper's Pygmalion), and its ablations: the same graph with
   the noise off (:func:`privpub.noise.noise_off`: the beta-order isotonic fit of the
   *true* counts alone; epsilon plays no role) and DRC (the same noise, no fit);
 - the honest DRC (``method="drc_honest"``), and its ablation with the noise off (the
-  threshold ``tau_c`` of :func:`mechanisms.pygmalion.honest_thresholds` applied to the true
+  threshold ``tau_c`` of :func:`privpub.mechanisms.pygmalion.honest_thresholds` applied to the true
   counts alone; epsilon still sets the threshold),
 
 it prints nodes, edges, density 2m / (n (n - 1)), mean degree, maximum degree, the maximum
 k-core number (networkx ``core_number`` on :meth:`privpub.types.Graph.to_networkx`), the
 size, edges and density of that top k-core, the number of nodes in the k-core of the
 original's top k (19 on AS), the mean degree of the largest hub's neighbours, the APL
-(:func:`metrics.graph_structure.path_statistics`, 1,000 sampled sources) and the IC spread
-at p = 0.01 (:func:`metrics.applications.influence_curve`, Degree Discount seeds, 500
+(:func:`privpub.metrics.graph_structure.path_statistics`, 1,000 sampled sources) and the IC spread
+at p = 0.01 (:func:`privpub.metrics.applications.influence_curve`, Degree Discount seeds, 500
 Monte Carlo runs) with 1 and 50 seeds and its largest relative gap to the original's curve
 (the ``influence_deviation_ic`` metric). Across the Pygmalion graphs it gives the Pearson
 correlation of that IC gap with the core measures and with the hub's neighbour degree.
@@ -48,18 +48,18 @@ import networkx as nx
 import numpy as np
 from scipy.stats import spearmanr
 
-import baselines  # noqa: F401 - registers the reference mechanisms
-import mechanisms  # noqa: F401
-from baselines.dk_reference import dk_synthetic
-from mechanisms.pygmalion import pygmalion
-from metrics.applications import (
+import privpub.baselines  # noqa: F401 - registers the reference mechanisms
+import privpub.mechanisms  # noqa: F401
+from privpub.baselines.dk_reference import dk_synthetic
+from privpub.data import load_dataset
+from privpub.mechanisms.pygmalion import pygmalion
+from privpub.metrics.applications import (
     RE_COMPROMISED,
     SEEDS,
     influence_curve,
     reliable_email_curve,
 )
-from metrics.graph_structure import path_statistics
-from privpub.data import load_dataset
+from privpub.metrics.graph_structure import path_statistics
 from privpub.noise import noise_off
 from privpub.types import Graph
 
@@ -239,8 +239,8 @@ def honest_cells(graph: Graph, *, epsilons=(5, 10, 100), seed: int = 0) -> list[
     the published cells and the share of the released edge count on equal-degree cells
     (``low == high``) and on cells whose degrees are within a factor 2; first row: the
     original's dK-2 series."""
-    from mechanisms.drc import drc_honest
-    from privpub.dk import joint_degree
+    from privpub.algorithms.dk import joint_degree
+    from privpub.mechanisms.drc import drc_honest
 
     def shares(jd) -> dict:
         c = np.clip(jd.counts, 0, None)

@@ -7,7 +7,7 @@ Usage::
     python benchmarks/screenshot_report.py --only day2016_fig3     # one experiment's card
     python benchmarks/screenshot_report.py --no-write           # keep the existing report.html
 
-It rewrites the report first (:func:`plots.report.write_report`, from the files already in
+It rewrites the report first (:func:`privpub.plots.report.write_report`, from the files already in
 the results directory: nothing is recomputed), then runs Chromium with networking disabled.
 Chromium is not a Python package: on Debian ``apt-get install -y chromium``.
 """
@@ -82,7 +82,7 @@ def main(argv=None) -> None:
     page = args.results_dir / "report.html"
     if not args.no_write:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from plots.report import write_report
+        from privpub.plots.report import write_report
 
         write_report(args.results_dir)
     if not page.is_file():

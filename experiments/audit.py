@@ -6,7 +6,7 @@ row (``metric`` = ``epsilon_lower_bound``, its verdict, claim, caveat, witness i
 whole result as JSON), keyed like every task by the code it depends on (the mechanism's
 module closure and :mod:`privpub.audit`): a stored audit of unchanged code is not rerun, an
 edited mechanism is. The tasks run through the runner's executors
-(:func:`experiments.executors.run_tasks`) into one store, ``<results_dir>/audit/store``;
+(:func:`privpub.experiments.executors.run_tasks`) into one store, ``<results_dir>/audit/store``;
 each audit's random streams depend only on (mechanism, configuration, mode, seed), never on
 order or ``n_jobs``. After a run the latest audit of every configuration is written to
 ``<results_dir>/audit/verdicts.json`` (:mod:`privpub.audit.stored` reads it for the report
@@ -24,9 +24,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments.executors import EXECUTORS, run_tasks
-from experiments.seeding import canonical, canonical_json
 from privpub.errors import PrivpubError
+from privpub.experiments.executors import EXECUTORS, run_tasks
+from privpub.experiments.seeding import canonical, canonical_json
 
 __all__ = ["AuditRun", "audit_jobs", "audit_task", "run_audits", "replay_stored",
            "audit_store", "write_verdicts", "add_parser", "cmd_audit",
@@ -41,9 +41,10 @@ _RECORD_KEYS = ("mechanism", "mode", "privacy", "epsilon", "caveat", "verdict",
 
 
 def audit_store(results_dir):
-    """The audits' :class:`~experiments.store.ResultStore`, ``<results_dir>/audit/store``."""
-    from experiments.store import ResultStore
+    """The audits' :class:`~privpub.experiments.store.ResultStore`,
+    ``<results_dir>/audit/store``."""
     from privpub.audit.stored import AUDIT_DIR
+    from privpub.experiments.store import ResultStore
 
     return ResultStore(Path(results_dir) / AUDIT_DIR / "store")
 
@@ -72,10 +73,10 @@ def audit_jobs(names=(), *, mode: str, seed: int) -> list[tuple]:
     """``(mechanism, overrides, audit id, code hash)`` of every audited configuration of
     ``names`` (every registered DP mechanism when empty); an unknown or non-DP name is a
     :class:`~privpub.errors.PrivpubError`."""
-    from experiments.provenance import clear_cache, code_fingerprint
     from privpub.audit import audit_settings, configurations
     from privpub.audit.stored import audit_id
     from privpub.errors import ConfigError
+    from privpub.experiments.provenance import clear_cache, code_fingerprint
     from privpub.registry import get_mechanism, mechanisms
 
     infos = ([get_mechanism(n) for n in names] if names
@@ -132,8 +133,8 @@ def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jo
                progress=None) -> AuditRun:
     """Audit every configuration of ``names`` not stored for the current code, store the
     rows and rewrite ``verdicts.json``; ``progress(row)`` is called as each audit ends."""
-    from experiments.runner import code_version
     from privpub.audit.stored import AUDIT_DIR, AUDIT_METRIC, VERDICTS_FILE
+    from privpub.experiments.runner import code_version
     from privpub.registry import import_plugins
 
     start = time.perf_counter()
@@ -144,7 +145,7 @@ def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jo
     todo = [j for j in jobs if done.get((j[2], int(seed), 0), False) != j[3]]
     run = AuditRun(n_stored=len(jobs) - len(todo))
     if todo:
-        from experiments.store import StoreWriter
+        from privpub.experiments.store import StoreWriter
 
         writer = StoreWriter(store, flush_seconds=2.0)
         common = dict(mode=mode, seed=int(seed), plugins=tuple(plugins),
@@ -221,7 +222,7 @@ def replay_stored(results_dir, witness_id: str, *, plugins=()) -> dict:
 
 # --------------------------------------------------------------------------- command line
 def add_parser(sub) -> None:
-    """The ``audit`` subcommand of :mod:`experiments.console`."""
+    """The ``audit`` subcommand of :mod:`privpub.experiments.console`."""
     p = sub.add_parser("audit", help="black-box privacy audits of DP mechanisms: verdict and "
                        "epsilon lower bound per configuration (exit 1: a caveat-free one is "
                        "violated)")

@@ -18,7 +18,7 @@ from omegaconf import DictConfig, OmegaConf
 from privpub.errors import ConfigError, PrivpubError
 
 if TYPE_CHECKING:
-    from experiments.spec import ExperimentSpec
+    from privpub.experiments.spec import ExperimentSpec
 
 __all__ = [
     "TOP_LEVEL_KEYS",
@@ -92,7 +92,7 @@ def check_run_config(cfg: DictConfig | dict) -> dict:
     executor, non-boolean switches and an unwritable results_dir are :class:`ConfigError`
     whether or not any work remains.
     """
-    from experiments.executors import EXECUTORS
+    from privpub.experiments.executors import EXECUTORS
 
     c = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     unknown = sorted(set(c) - TOP_LEVEL_KEYS - {"hydra"})
@@ -151,8 +151,8 @@ def _parse(overrides: list[str]):
 
 def experiment_overrides(overrides: list[str], experiment: dict) -> dict:
     """``{dotted path: value}`` of every ``experiment.<path>`` override, values taken from
-    the composed ``experiment`` (deletions: :data:`~experiments.precedence.DELETE`)."""
-    from experiments.precedence import DELETE
+    the composed ``experiment`` (deletions: :data:`~privpub.experiments.precedence.DELETE`)."""
+    from privpub.experiments.precedence import DELETE
 
     out = {}
     for override in _parse(overrides):
@@ -195,12 +195,12 @@ def variant_slug(overrides: list[str], seed: int = 0) -> str | None:
 
 
 def spec_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = None):
-    """The resolved :class:`~experiments.spec.ExperimentSpec` of a composed config.
+    """The resolved :class:`~privpub.experiments.spec.ExperimentSpec` of a composed config.
 
     ``overrides`` are the command line's override strings (default: the current Hydra
     job's); the ``experiment.<key>`` ones are re-applied over the scale block.
     """
-    from experiments.spec import resolve_experiment
+    from privpub.experiments.spec import resolve_experiment
     from privpub.registry import import_plugins
 
     c = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
@@ -318,7 +318,7 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
 
 def _notes(c: dict) -> None:
     """One line each: n_jobs capped to the cores; an executor that cannot isolate tasks."""
-    from experiments.executors import cap_n_jobs, isolation_note
+    from privpub.experiments.executors import cap_n_jobs, isolation_note
 
     c["n_jobs"], capped = cap_n_jobs(c["n_jobs"], c["executor"])
     isolation = isolation_note(c["executor"], c["n_jobs"], task_timeout=c.get("task_timeout"),
@@ -329,9 +329,9 @@ def _notes(c: dict) -> None:
 
 
 def _run(spec: ExperimentSpec, c: dict, results_dir: Path):
-    """:func:`experiments.runner.run_experiment` with the checked config's settings."""
-    from experiments.hydra_support import sweep_bar
-    from experiments.runner import run_experiment
+    """:func:`privpub.experiments.runner.run_experiment` with the checked config's settings."""
+    from privpub.experiments.hydra_support import sweep_bar
+    from privpub.experiments.runner import run_experiment
 
     return run_experiment(
         spec,
@@ -373,7 +373,7 @@ def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str
          overrides=(), plot_stored: bool = False, redraw: bool = False, summary=None) -> str:
     """Draw ``spec``'s figures (and the stored-everything variant when asked); a draw whose
     inputs did not change since the last one is skipped unless ``redraw``."""
-    from experiments.figures import draw_experiment
+    from privpub.experiments.figures import draw_experiment
 
     text = draw_experiment(spec, results_dir, seed=seed, variant=variant,
                            overrides=list(overrides), summary=summary, redraw=redraw)

@@ -4,8 +4,9 @@ show what a name is.
 Subcommands: ``list`` (every experiment: figure, datasets, tasks and time per scale),
 ``data`` (every data file: present / missing / corrupt), ``reproduce`` (runs the command
 that regenerates a paper, after printing it, its expected time and any missing data),
-``show`` (:mod:`experiments.show`), ``leaderboard`` (:mod:`experiments.leaderboard`) and
-``audit`` (:mod:`experiments.audit`). Heavy modules (the data layer, the registry) are
+``show`` (:mod:`privpub.experiments.show`), ``leaderboard``
+(:mod:`privpub.experiments.leaderboard`) and
+``audit`` (:mod:`privpub.experiments.audit`). Heavy modules (the data layer, the registry) are
 imported only by the subcommands that need them, so ``privpub --help`` is fast. Usage:
 README.md ("Discover and reproduce"); design: docs/design.md (Experiments: "Start-up").
 """
@@ -21,8 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from experiments import audit, catalog
-from experiments.catalog import PROJECT_ROOT, figure_of, paper_of
+from privpub.experiments import audit, catalog
+from privpub.experiments.catalog import PROJECT_ROOT, figure_of, paper_of
 from privpub.results import SCALES
 
 __all__ = ["main", "PROJECT_ROOT", "experiment_table", "reproduce_command", "figure_of",
@@ -200,9 +201,9 @@ def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> 
 
 def count_tasks(exp: dict, scale: str, *, before=None) -> dict:
     """``{tasks, cells, repetitions, error, datasets}`` of an experiment at ``scale``,
-    counted as the runner counts them (:func:`experiments.spec.resolve_experiment`); a
+    counted as the runner counts them (:func:`privpub.experiments.spec.resolve_experiment`); a
     failing resolution gives its ``error`` and the datasets the YAML names."""
-    from experiments.spec import resolve_experiment
+    from privpub.experiments.spec import resolve_experiment
 
     if before is not None:
         before()
@@ -498,7 +499,7 @@ def _missing_data_and_time(args, names: set[str]) -> tuple[list[str], float | No
 
 # --------------------------------------------------------------------------- show
 def _cmd_show(args, out) -> int:
-    from experiments.show import ShowContext, UnknownName, describe, render
+    from privpub.experiments.show import ShowContext, UnknownName, describe, render
 
     ctx = ShowContext(conf=catalog.conf_dir(args.conf_dir), results_dir=args.results_dir,
                       data_dir=args.data_dir)
@@ -531,7 +532,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_data(sub)
     _add_reproduce(sub)
     _add_show(sub)
-    from experiments.leaderboard import add_leaderboard_parser
+    from privpub.experiments.leaderboard import add_leaderboard_parser
 
     add_leaderboard_parser(sub)
     audit.add_parser(sub)
@@ -598,7 +599,7 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE
-    from experiments.leaderboard import cmd_leaderboard
+    from privpub.experiments.leaderboard import cmd_leaderboard
 
     handler = {"list": _cmd_list, "data": _cmd_data, "reproduce": _cmd_reproduce,
                "show": _cmd_show, "leaderboard": cmd_leaderboard,

@@ -2,7 +2,7 @@
 
 ``executor`` is one of
 
-- ``process`` (default): our own pool (:mod:`experiments.pool`), ``n_jobs`` worker
+- ``process`` (default): our own pool (:mod:`privpub.experiments.pool`), ``n_jobs`` worker
   processes (one with ``n_jobs=1``); a task whose worker dies or exceeds ``task_timeout`` /
   ``task_memory`` is one failed task, the others go on;
 - ``sequential``: a plain loop in this process (no isolation: a task that kills its process
@@ -93,7 +93,7 @@ def run_tasks(
     if not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ConfigError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
     if executor == "process":
-        from experiments.pool import can_fork_workers, run_isolated
+        from privpub.experiments.pool import can_fork_workers, run_isolated
 
         if not can_fork_workers():  # a job of a pool itself (e.g. Hydra's joblib launcher)
             return (func(*task, **common) for task in tasks)

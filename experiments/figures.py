@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.runner import store_dir
-from experiments.spec import ExperimentSpec
-from experiments.store import RELEASE_METRIC, ResultStore
-from plots.audited_privacy import privacy_text, series_privacy
-from plots.series import (
+from privpub.audit.stored import AUDIT_DIR, VERDICTS_FILE
+from privpub.errors import ConfigError
+from privpub.experiments.runner import store_dir
+from privpub.experiments.spec import ExperimentSpec
+from privpub.experiments.store import RELEASE_METRIC, ResultStore
+from privpub.plots.audited_privacy import privacy_text, series_privacy
+from privpub.plots.series import (
     add_series,
     best_over,
     dataset_label,
@@ -28,9 +30,7 @@ from plots.series import (
     legend_marks,
     show_varied,
 )
-from plots.timings import write_timings
-from privpub.audit.stored import AUDIT_DIR, VERDICTS_FILE
-from privpub.errors import ConfigError
+from privpub.plots.timings import write_timings
 from privpub.results import select_rows
 
 __all__ = ["draw_experiment", "asked_rows", "figure_dir", "PLOT_KINDS"]
@@ -112,7 +112,7 @@ def _title(plot: dict, spec: ExperimentSpec, text: str) -> str:
 
 
 def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
-    from plots.lines import plot_lines, summary_table
+    from privpub.plots.lines import plot_lines, summary_table
     from privpub.registry import get_metric, metrics
 
     x, metric = plot["x"], plot["metric"]
@@ -173,7 +173,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
 def _colours() -> dict[str, int]:
     """The colour of every series label of the checkout's experiment files: the same in
     every figure, run and experiment (docs/design.md, "Stable identity")."""
-    from experiments.catalog import PROJECT_ROOT, label_groups
+    from privpub.experiments.catalog import PROJECT_ROOT, label_groups
 
     conf = PROJECT_ROOT / "conf"
     return label_colours(label_groups(conf)) if (conf / "experiment").is_dir() else {}
@@ -185,8 +185,8 @@ def _column(name):
 
 
 def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
-    from plots.report import markdown_table
-    from plots.tables import paper_table
+    from privpub.plots.report import markdown_table
+    from privpub.plots.tables import paper_table
 
     options = dict(
         rows=plot.get("rows", ["dataset"]),
@@ -220,7 +220,7 @@ def _draw_table(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
 
 
 def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
-    from plots.ccdf import median_releases, plot_ccdf
+    from privpub.plots.ccdf import median_releases, plot_ccdf
 
     name = str(plot.get("name") or "ccdf")
     select, where, best = plot["select"], plot.get("where"), plot.get("best_over")
@@ -269,7 +269,7 @@ def _draw_curve(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
 
 
 def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec):
-    from plots.tradeoff import plot_tradeoff, tradeoff_points
+    from privpub.plots.tradeoff import plot_tradeoff, tradeoff_points
 
     x_metric, y_metric, along = plot["x_metric"], plot["y_metric"], plot["along"]
     rows = frame[frame["metric"].isin([x_metric, y_metric])]
@@ -293,8 +293,9 @@ def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentS
 
 
 #: Plot kinds: ``lines`` (default; metric vs a parameter), ``table`` (means beside the
-#: paper's numbers, :mod:`plots.tables`), ``ccdf`` (stored releases, :mod:`plots.ccdf`),
-#: ``tradeoff`` (one metric against another along a parameter, :mod:`plots.tradeoff`),
+#: paper's numbers, :mod:`privpub.plots.tables`), ``ccdf`` (stored releases,
+#: :mod:`privpub.plots.ccdf`),
+#: ``tradeoff`` (one metric against another along a parameter, :mod:`privpub.plots.tradeoff`),
 #: ``curve`` (a metric returning a curve, against its own x).
 PLOT_KINDS = {"lines": _draw_lines, "table": _draw_table, "ccdf": _draw_ccdf,
               "tradeoff": _draw_tradeoff, "curve": _draw_curve}
@@ -381,7 +382,7 @@ def _caveats_text(ok: pd.DataFrame) -> str:
 
 def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None = None
             ) -> list[dict]:
-    from experiments.claims import evaluate_claims
+    from privpub.experiments.claims import evaluate_claims
 
     if not spec.claims:
         return []
@@ -441,7 +442,7 @@ def draw_experiment(
     redraw : bool
         Draw even if nothing changed since the last draw (``redraw=true``).
     """
-    from plots.report import write_report
+    from privpub.plots.report import write_report
 
     results_dir = Path(results_dir)
     out = figure_dir(results_dir, spec, variant)

@@ -3,7 +3,7 @@
 Multirun jobs may run in parallel (joblib / SLURM launchers), each writing into the same
 result store. A job does not draw and does not raise: it records its outcome (its resolved
 spec, failures, or a one-line config/data error) in ``privpub.json`` in its Hydra job
-directory (:mod:`experiments.cli`). When the sweep ends, :class:`PrivpubCallback`
+directory (:mod:`privpub.experiments.cli`). When the sweep ends, :class:`PrivpubCallback`
 
 - draws, per experiment and scale, the union of the jobs' grids (the experiment's own figures
   when every job ran the experiment's own grid, else ``variants/<slug>/`` named after the
@@ -107,7 +107,7 @@ def _sweep_tasks(config: DictConfig) -> int | None:
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from experiments.cli import spec_from_config
+    from privpub.experiments.cli import spec_from_config
 
     overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
     # the config loader resolves sweeps over a group's options, e.g. experiment=glob(day2016_*)
@@ -123,7 +123,7 @@ def _sweep_tasks(config: DictConfig) -> int | None:
 
 def collect_outcomes(directory: Path) -> list[dict]:
     """The ``privpub.json`` of every job under a sweep directory, in job order."""
-    from experiments.cli import JOB_OUTCOME
+    from privpub.experiments.cli import JOB_OUTCOME
 
     found = []
     for path in sorted(Path(directory).glob(f"*/{JOB_OUTCOME}"),
@@ -141,7 +141,7 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
     and ``run`` the jobs' summed counts and seconds."""
     from types import SimpleNamespace
 
-    from experiments.spec import ExperimentSpec, refresh_auto_plots
+    from privpub.experiments.spec import ExperimentSpec, refresh_auto_plots
 
     groups: dict[tuple, list] = {}
     for outcome in outcomes:
@@ -181,7 +181,7 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="task")
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        from experiments.cli import closing_line, draw, figure_path, variant_slug
+        from privpub.experiments.cli import closing_line, draw, figure_path, variant_slug
 
         global _SWEEP_BAR
         if _SWEEP_BAR is not None:

@@ -3,10 +3,12 @@
 A task names its input and output kinds and the privacy notions it ranks; the mechanisms that
 qualify come from the registry (:func:`qualifying`), so a new mechanism, a plug-in included,
 joins every task it fits without editing the task. :func:`compile_task` turns a task into
-ordinary :class:`~experiments.spec.ExperimentSpec` s (one per output kind, whose metrics must
+ordinary :class:`~privpub.experiments.spec.ExperimentSpec` s (one per output kind, whose metrics
+must
 all take that kind), whose cells are the paper experiments' cells where they compute the same
 thing, so the runner copies what a paper experiment already computed.
-:func:`run_leaderboard` runs what is missing and has :mod:`plots.leaderboard` write the pages.
+:func:`run_leaderboard` runs what is missing and has :mod:`privpub.plots.leaderboard` write the
+pages.
 The rules (notions never ranked together, hindsight tuning, aggregates): docs/design.md
 ("Leaderboards").
 """
@@ -211,7 +213,7 @@ def _entry(task: Task, name: str, patches: dict) -> dict:
 def compile_task(task: Task, scale: str, add=()):
     """The experiment specs of ``task`` at ``scale``: one per output kind (each with the
     task's metrics that take that kind), all named ``<STORE_PREFIX><task>`` (one store)."""
-    from experiments.spec import resolve_experiment
+    from privpub.experiments.spec import resolve_experiment
     from privpub.registry import get_metric, mechanisms
 
     ranked, _ = qualifying(task, add)
@@ -279,9 +281,10 @@ def _claims_of(task: Task, board: dict) -> list[dict]:
 
 
 def evaluate_task_claims(task: Task, board: dict, frame) -> list[dict]:
-    """The task's claims judged on its stored rows (:func:`experiments.claims.evaluate_claims`),
+    """The task's claims judged on its stored rows
+    (:func:`privpub.experiments.claims.evaluate_claims`),
     each with its ``text``, ``source`` and outside ``reference``."""
-    from experiments.claims import evaluate_claims, parse_claims
+    from privpub.experiments.claims import evaluate_claims, parse_claims
 
     claims = _claims_of(task, board)
     if not claims:
@@ -308,9 +311,9 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     {task: [...]}, "seconds": ...}``."""
     import time
 
-    from experiments.runner import run_experiment, store_dir
-    from experiments.store import ResultStore
-    from plots.leaderboard import write_leaderboard
+    from privpub.experiments.runner import run_experiment, store_dir
+    from privpub.experiments.store import ResultStore
+    from privpub.plots.leaderboard import write_leaderboard
     from privpub.registry import import_plugins
 
     t0 = time.perf_counter()
@@ -354,7 +357,7 @@ def _fits(task: Task, name: str) -> bool:
 
 # ----------------------------------------------------------------------------- command line
 def add_leaderboard_parser(sub) -> None:
-    """``privpub leaderboard``'s arguments (:mod:`experiments.console`)."""
+    """``privpub leaderboard``'s arguments (:mod:`privpub.experiments.console`)."""
     lb = sub.add_parser("leaderboard", help="run what is missing of each task's leaderboard "
                         "and write <results-dir>/leaderboard/ (index.html, one page per task, "
                         "leaderboard.csv)")

@@ -38,7 +38,7 @@ _PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 409
 def _context():
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["experiments.pool"])  # only the standard library
+        ctx.set_forkserver_preload(["privpub.experiments.pool"])  # only the standard library
         return ctx
     return multiprocessing.get_context("spawn")
 

@@ -1,7 +1,8 @@
 """How an experiment file, its scale block and the command line combine (lowest first).
 
 The precedence rules are in docs/design.md (Experiments, "Precedence"); this module applies
-them to the plain ``experiment`` mapping, before :mod:`experiments.spec` expands it into cells.
+them to the plain ``experiment`` mapping, before :mod:`privpub.experiments.spec` expands it into
+cells.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ def layer_experiment(experiment: dict, *, scale: str, overrides: dict | None = N
                      file_mechanisms: list | None = None) -> Layers:
     """The experiment's base, then its ``scales[scale]`` block, then the command line's
     ``experiment.<path>`` ``overrides`` (:data:`DELETE` deletes): see
-    :func:`experiments.spec.resolve_experiment` for the arguments. An entry the scale block
+    :func:`privpub.experiments.spec.resolve_experiment` for the arguments. An entry the scale block
     drops is gone unless the command line edits it."""
     if not isinstance(experiment, dict) or not experiment.get("name"):
         raise ConfigError("the experiment config needs a 'name'")

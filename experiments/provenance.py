@@ -23,10 +23,10 @@ __all__ = [
 ]
 
 #: Top-level packages whose modules are hashed (plus a plugin's own top-level package).
-PROJECT_PACKAGES = ("privpub", "mechanisms", "baselines", "metrics", "experiments")
+PROJECT_PACKAGES = ("privpub",)
 
 #: Modules every result depends on, whatever the cell: the seeds.
-COMMON_MODULES = ("experiments.seeding",)
+COMMON_MODULES = ("privpub.experiments.seeding",)
 
 
 @functools.cache

@@ -12,9 +12,9 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from experiments.seeding import canonical_json, stable_hash
-from experiments.spec import ExperimentSpec
-from experiments.store import RELEASE_METRIC, ResultStore, metric_family
+from privpub.experiments.seeding import canonical_json, stable_hash
+from privpub.experiments.spec import ExperimentSpec
+from privpub.experiments.store import RELEASE_METRIC, ResultStore, metric_family
 from privpub.registry import get_mechanism, get_metric
 
 __all__ = ["TaskPlan", "TaskList", "plan_tasks", "cell_fingerprints", "look_elsewhere",
@@ -116,7 +116,7 @@ def plan_tasks(spec: ExperimentSpec, store: ResultStore, *, seed: int,
     """The tasks of ``spec`` under base seed ``seed`` that ``store`` does not hold for the
     current code (all of them with ``rerun``), less those another experiment's store holds
     (copied into ``store`` here), longest first."""
-    from experiments.provenance import describe_changes
+    from privpub.experiments.provenance import describe_changes
 
     fingerprints = cell_fingerprints(spec.cells, spec.metrics)
     release_code = cell_fingerprints(spec.cells)  # the mechanism and data, not the metrics
@@ -161,9 +161,9 @@ def cell_fingerprints(cells, metrics=()) -> dict[str, tuple[str, dict[str, str]]
     """cell id -> (code hash, per-module hashes) of the code a cell's result depends on: its
     mechanism, its dataset loader, the ``metrics``, the view that gives the metrics their
     truth, the verifier of its privacy notion, and what they import (see
-    :mod:`experiments.provenance`)."""
-    from experiments.provenance import clear_cache, code_fingerprint
+    :mod:`privpub.experiments.provenance`)."""
     from privpub.data import get_dataset_spec
+    from privpub.experiments.provenance import clear_cache, code_fingerprint
     from privpub.registry import view_function
 
     clear_cache()  # the sources may have changed since the last run in this process

@@ -1,9 +1,11 @@
-"""Run an :class:`~experiments.spec.ExperimentSpec`: every (cell, repetition) once.
+"""Run an :class:`~privpub.experiments.spec.ExperimentSpec`: every (cell, repetition) once.
 
-:func:`run_experiment` plans the run (:mod:`experiments.reuse`: what is stored, what another
+:func:`run_experiment` plans the run (:mod:`privpub.experiments.reuse`: what is stored, what another
 experiment computed, longest first), checks the data files, runs the remaining tasks
-(:func:`experiments.task.run_task`) through an executor (:mod:`experiments.executors`) and
-streams their rows into the result store (:class:`experiments.store.StoreWriter`). What a run
+(:func:`privpub.experiments.task.run_task`) through an executor
+(:mod:`privpub.experiments.executors`) and
+streams their rows into the result store (:class:`privpub.experiments.store.StoreWriter`). What a
+run
 promises (resume, failures, Ctrl-C, exit codes) is in docs/design.md (Experiments: "Task",
 "Store", "Code-aware reuse", "Failures", "Exit codes").
 """
@@ -16,13 +18,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from experiments.executors import run_tasks
-from experiments.reuse import plan_tasks
-from experiments.spec import ExperimentSpec
-from experiments.store import ResultStore, StoreWriter
-from experiments.task import failed_task_rows, run_task
-from experiments.task_claims import TaskClaims
 from privpub.errors import ConfigError
+from privpub.experiments.executors import run_tasks
+from privpub.experiments.reuse import plan_tasks
+from privpub.experiments.spec import ExperimentSpec
+from privpub.experiments.store import ResultStore, StoreWriter
+from privpub.experiments.task import failed_task_rows, run_task
+from privpub.experiments.task_claims import TaskClaims
 from privpub.registry import import_plugins
 
 __all__ = ["RunSummary", "run_experiment", "run_task", "store_dir", "code_version"]
@@ -303,13 +305,13 @@ def _worker_plugins(spec: ExperimentSpec, plugins) -> tuple[str, ...]:
     return tuple(modules)
 
 
-_PROJECT = ("privpub", "mechanisms", "baselines", "metrics")
+_PROJECT = ("privpub",)
 
 
 def _run_rounds(tasks: list, store: ResultStore, summary: RunSummary, bar, writer, *,
                 seed: int, metrics, run) -> None:
     """Run ``tasks`` (``run(tasks)`` streams their rows) in rounds: each claims the chunks
-    no other run holds (:class:`~experiments.task_claims.TaskClaims`) and runs them; the
+    no other run holds (:class:`~privpub.experiments.task_claims.TaskClaims`) and runs them; the
     next waits for the chunks it deferred and runs what their run did not store."""
     since = summary.planned_at
     while tasks:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from experiments import catalog
+from privpub.experiments import catalog
 from privpub.results import SCALES
 
 __all__ = ["ShowContext", "ShowKind", "KINDS", "register_kind", "describe", "render",
@@ -101,7 +101,7 @@ class ShowContext:
     def figures(self, exp: dict, scale: str, layered: dict, spec, metric: str | None = None):
         """``results/<experiment>/<scale>/<file>`` of every plot at ``scale`` (of those that
         draw ``metric``, when it is one of the experiment's metrics)."""
-        from experiments.spec import plot_file, plot_metrics
+        from privpub.experiments.spec import plot_file, plot_metrics
 
         plots = spec.plots if spec is not None else [
             p for p in layered.get("plots") or [] if isinstance(p, dict)]
@@ -114,8 +114,8 @@ class ShowContext:
 def _experiment_at(exp: dict, scale: str):
     """(the experiment at ``scale`` with its scale block applied, its resolved spec, the
     error that stopped either); None for what cannot be had."""
-    from experiments.precedence import layer_experiment
-    from experiments.spec import resolve_experiment
+    from privpub.experiments.precedence import layer_experiment
+    from privpub.experiments.spec import resolve_experiment
 
     try:
         layered = layer_experiment(exp, scale=scale).experiment
@@ -320,7 +320,7 @@ def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
         source = {"text": text, "from": "docstring" if text else None}
 
     def used(layered: dict, spec) -> list[str]:
-        from experiments.precedence import as_entry
+        from privpub.experiments.precedence import as_entry
 
         if spec is not None:
             return list(dict.fromkeys(c.label for c in spec.drawn_cells if c.mechanism == name))

@@ -1,7 +1,7 @@
 """Experiment specs: from an experiment config to a validated list of cells.
 
 :func:`resolve_experiment` layers the experiment file, its scale block and the command line
-(:mod:`experiments.precedence`), expands the grid into :class:`Cell` s and checks everything
+(:mod:`privpub.experiments.precedence`), expands the grid into :class:`Cell` s and checks everything
 before anything runs. The experiment file's keys, cells, the precedence and the checks are
 described in docs/design.md (Experiments: "Experiment file", "Cell", "Precedence",
 "Command-line selection", "Grid parameters", "Checked before anything runs").
@@ -15,9 +15,15 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
-from experiments.precedence import DELETE, EXPERIMENT_KEYS, as_entry, as_list, layer_experiment
-from experiments.seeding import canonical, canonical_json, stable_hash
 from privpub.errors import ConfigError, PrivpubError
+from privpub.experiments.precedence import (
+    DELETE,
+    EXPERIMENT_KEYS,
+    as_entry,
+    as_list,
+    layer_experiment,
+)
+from privpub.experiments.seeding import canonical, canonical_json, stable_hash
 from privpub.registry import get_mechanism, get_metric, has_view
 from privpub.results import SCALES, is_mechanism_row
 from privpub.validation import check_depth, check_epsilon, check_k, check_positive_int
@@ -172,7 +178,7 @@ class ExperimentSpec:
         return cls(**data)
 
 
-#: Plot kinds an experiment may ask for (drawn by :data:`experiments.figures.PLOT_KINDS`).
+#: Plot kinds an experiment may ask for (drawn by :data:`privpub.experiments.figures.PLOT_KINDS`).
 PLOT_KINDS = ("lines", "table", "ccdf", "tradeoff", "curve")
 
 
@@ -195,7 +201,7 @@ def plot_metrics(plot: dict) -> list[str]:
 
 def plot_file(plot: dict) -> str:
     """The file a plot is drawn into, in its figure directory: ``<name>.png`` (a table's
-    ``<name>.md``), with the default names :mod:`experiments.figures` gives."""
+    ``<name>.md``), with the default names :mod:`privpub.experiments.figures` gives."""
     kind = plot.get("kind", "lines")
     metric = str(plot.get("metric"))
     default = {
@@ -216,7 +222,7 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
         name = str(metric)
         return is_mechanism_row(name) or name in metrics or name.split("/")[0] in metrics
 
-    from plots.series import LINESTYLES  # here, not at import: keeps start-up lean
+    from privpub.plots.series import LINESTYLES  # here, not at import: keeps start-up lean
 
     for plot in plots:
         if not isinstance(plot, dict):
@@ -365,7 +371,7 @@ def resolve_experiment(
     _check_plots(plots, metric_names, keep_releases, where)
     plots = _auto_plots(plots, metric_names, unique)
 
-    from experiments.claims import parse_claims
+    from privpub.experiments.claims import parse_claims
 
     claims = parse_claims(exp.get("claims") or [], where=where, plots=plots)
     return ExperimentSpec(

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.numba_cache import guard_numba_cache
-from experiments.seeding import canonical_json, seed_sequence, stable_hash, task_seeds
-from experiments.spec import Cell
-from experiments.store import RELEASE_METRIC, encode_vector
 from privpub import cache as privpub_cache
 from privpub.errors import NotApplicableError, PrivpubError
+from privpub.experiments.numba_cache import guard_numba_cache
+from privpub.experiments.seeding import canonical_json, seed_sequence, stable_hash, task_seeds
+from privpub.experiments.spec import Cell
+from privpub.experiments.store import RELEASE_METRIC, encode_vector
 from privpub.ledger import PrivacyLedger
 from privpub.noise import noise_off
 from privpub.registry import get_mechanism, get_metric, import_plugins, view
@@ -305,7 +305,7 @@ def failed_task_rows(cell: Cell, rep: int, code_hash: str = "", release_key: str
                      *, error: str, experiment: str, scale: str, base_seed: int,
                      version: str = "", **_other) -> list[dict]:
     """The one error row of a task that could not return its own (its worker died or
-    passed a limit: :mod:`experiments.pool`), with ``error`` as its cause."""
+    passed a limit: :mod:`privpub.experiments.pool`), with ``error`` as its cause."""
     ss = task_seeds(base_seed, cell.seed_identity, rep)[0]
     base = _task_columns(cell, rep, get_mechanism(cell.mechanism), ss, experiment=experiment,
                          scale=scale, base_seed=base_seed, code_hash=code_hash, version=version)

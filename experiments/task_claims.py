@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from experiments.seeding import stable_hash
+from privpub.experiments.seeding import stable_hash
 
 __all__ = ["TaskClaims"]
 

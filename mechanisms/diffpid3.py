@@ -18,13 +18,13 @@ The three variants differ only in the split choice (line 12 of Algorithm 2):
     sensitivity at distance ``t`` (IG: Lemmas 5.5-5.6; Gini: ours, below), bounded by the
     global sensitivity (Lemma 3.5).
 ``shifted_local_diffpid3``  the shifted local dampening mechanism (Definition 4.3), the
-    ``s -> inf`` limit in closed form (:mod:`privpub.dampening`).
+    ``s -> inf`` limit in closed form (:mod:`privpub.algorithms.dampening`).
 
 The utilities (information gain, Gini), their element local sensitivities at distance
 ``t`` (our O(1) form of the Candidates algorithm and why it drops the condition ``a < tau``;
 Gini's, which the paper omits), the public binning of continuous attributes and the
 compiled split choice are explained in docs/design.md, "farias2021: local dampening"
-(DiffPID3). The table encoding is :mod:`privpub.encoding`.
+(DiffPID3). The table encoding is :mod:`privpub.algorithms.encoding`.
 
 References
 ----------
@@ -42,18 +42,18 @@ import numpy as np
 from numba import njit
 from scipy.special import digamma, xlogy
 
-from privpub.dampening import (
+from privpub.algorithms.dampening import (
     DAMPEN_FIRST_BLOCK,
     DEFAULT_MAX_STEPS,
     MAX_BLOCK,
     local_dampening,
     shifted_local_dampening,
 )
-from privpub.encoding import EncodedTable, TableEncoder
+from privpub.algorithms.encoding import EncodedTable, TableEncoder
+from privpub.algorithms.pairwise import pairwise_sum
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import exponential_mechanism, laplace_mechanism
-from privpub.pairwise import pairwise_sum
 from privpub.registry import RECORD_DP, register_mechanism
 from privpub.types import Kind, Table
 from privpub.validation import check_depth, check_epsilon, check_positive_int, check_rng
@@ -130,7 +130,8 @@ def _pairs(counts):
 # The split choice of every node evaluates the utilities, the dampened utilities (local) or
 # the penalties (shifted) of all candidate attributes. The kernels below do it compiled on
 # integer counts and give the *same bits* as the numpy formulas above and
-# :func:`privpub.dampening.dampen`: every logarithm is read from tables filled by the same
+# :func:`privpub.algorithms.dampening.dampen`: every logarithm is read from tables filled by the
+# same
 # scipy/numpy ufuncs, and every floating-point sum is done in the same order (numpy's
 # pairwise summation for ``np.sum``, dampen's blocks for ``b(i)``). The tests compare them
 # with those formulas (kept as the reference) for equality, not closeness.
@@ -267,7 +268,8 @@ def _distinct_pairs(a, b, lo, hi):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _dampened(u, gini, a, b, lo, hi, m, bound, table, first, cap,
               max_steps):  # pragma: no cover - compiled
-    """:func:`privpub.dampening.dampen` of ``u`` with the bounded ``min(delta, bound)``, for
+    """:func:`privpub.algorithms.dampening.dampen` of ``u`` with the bounded ``min(delta, bound)``,
+    for
     every candidate ``k``: IG's element local sensitivity over the pairs ``a, b[lo[k]:hi[k]]``
     or Gini's ``2 (m_k + t) / (m_k + t + 1)``.
 

@@ -8,7 +8,7 @@
 - :func:`drc_honest`: DRC's scales made public and put on every cell of the domain, then
   thresholded: epsilon-edge-DP.
 
-Pygmalion (:mod:`mechanisms.pygmalion`) builds its graph from these releases. The partition
+Pygmalion (:mod:`privpub.mechanisms.pygmalion`) builds its graph from these releases. The partition
 rule, the fitting orders and the privacy analysis (why DRC as published is not
 epsilon-edge-DP, why the honest variant is): docs/design.md (sala2011) and the notes of
 ``conf/experiment/sala2011_fig4.yaml``.
@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from privpub.dk import check_graph, joint_degree
+from privpub.algorithms.dk import check_graph, joint_degree
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.isotonic import isotonic_regression
 from privpub.ledger import PrivacyLedger

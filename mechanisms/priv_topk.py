@@ -1,7 +1,8 @@
 """PrivTopk: private top-k influential nodes by egocentric betweenness (farias2021 Sec 5.1).
 
 Algorithm 1 selects ``k`` nodes one at a time, each with a non-numeric mechanism of budget
-``eps = B / k`` over the nodes not chosen yet, with EBC (:mod:`privpub.centrality`) as the
+``eps = B / k`` over the nodes not chosen yet, with EBC (:mod:`privpub.algorithms.centrality`) as
+the
 utility; the release is the ordered list (sequential composition: ``B``-edge-DP). Three
 instances (Sec 5.1, 6.1):
 
@@ -12,10 +13,11 @@ instances (Sec 5.1, 6.1):
 ``shifted_local_priv_topk``  ShiftedLocalPrivTopk: shifted local dampening
     (Definition 4.3) in closed form: the exponential mechanism on
     ``EBC(v) - P(v)`` with ``P(v) = sum_{k = d(v)}^{D - 1} (phi(D) - phi(k))``
-    (:func:`privpub.centrality.ebc_shift_penalty`) and sensitivity ``Delta EBC``.
+    (:func:`privpub.algorithms.centrality.ebc_shift_penalty`) and sensitivity ``Delta EBC``.
 
 Each selection's scores do not depend on the budget, so the ``k`` draws without replacement
-are made at once by the Gumbel-top-k trick (:func:`privpub.dampening.gumbel_top_k`), which
+are made at once by the Gumbel-top-k trick (:func:`privpub.algorithms.dampening.gumbel_top_k`),
+which
 has exactly the law of Algorithm 1's loop; the ledger still records ``k`` spends of
 ``B / k``. EBC and the dampened scores are cached per graph object, so repeated runs on one
 graph (Fig. 5's 100 simulations) cost O(|V|) each.
@@ -37,14 +39,14 @@ import weakref
 
 import numpy as np
 
-from privpub.centrality import (
+from privpub.algorithms.centrality import (
     cached_ebc,
     degree_bound_of,
     ebc_delta,
     ebc_global_sensitivity,
     ebc_shift_penalty,
 )
-from privpub.dampening import dampen, gumbel_top_k
+from privpub.algorithms.dampening import dampen, gumbel_top_k
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.registry import EDGE_DP, register_mechanism

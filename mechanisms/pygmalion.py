@@ -1,8 +1,9 @@
 """Pygmalion (sala2011 Sec 5): a synthetic graph from a noisy dK-2 series.
 
 Pipeline (sala2011 Fig 2): graph -> dK-2 series -> noise (DRC, LDRC or the honest DRC of
-:mod:`mechanisms.drc`, or dK-PA, :mod:`privpub.dk.dk_pa`) -> realizable JDM -> synthetic
-graph (:func:`privpub.dk.synthesize`: repair and generation, post-processing that never
+:mod:`privpub.mechanisms.drc`, or dK-PA, :mod:`privpub.algorithms.dk.dk_pa`) -> realizable JDM ->
+synthetic
+graph (:func:`privpub.algorithms.dk.synthesize`: repair and generation, post-processing that never
 reads the graph). Which guarantee each release gives, and the generator's choices:
 docs/design.md (sala2011) and the notes of ``conf/experiment/sala2011_fig5.yaml``.
 
@@ -16,7 +17,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms.drc import (
+from privpub.algorithms.dk import (
+    CAVEAT_DK_PA,
+    check_generator,
+    check_graph,
+    dk_pa_series,
+    synthesize,
+)
+from privpub.errors import PrivpubError
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.drc import (
     CAVEAT_DRC,
     CAVEAT_TRUE_ORDER,
     check_order,
@@ -25,9 +35,6 @@ from mechanisms.drc import (
     ldrc,
     ldrc_true_count_order,
 )
-from privpub.dk import CAVEAT_DK_PA, check_generator, check_graph, dk_pa_series, synthesize
-from privpub.errors import PrivpubError
-from privpub.ledger import PrivacyLedger
 from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
 from privpub.types import Graph, JointDegree, Kind, Release
 from privpub.validation import check_epsilon, check_positive_int, check_rng
@@ -69,7 +76,7 @@ def pygmalion(
 ) -> Release:
     """A Pygmalion synthetic graph: a noisy dK-2 series, repaired and generated (sala2011 Sec 5).
 
-    ``graph``, ``epsilon``, ``rng`` and ``ledger`` as :func:`mechanisms.drc.drc`.
+    ``graph``, ``epsilon``, ``rng`` and ``ledger`` as :func:`privpub.mechanisms.drc.drc`.
 
     Parameters
     ----------
@@ -81,7 +88,7 @@ def pygmalion(
     partition_width : int
         DRC partitions (``drc``, ``ldrc``, ``drc_honest``).
     generator : {"auto", "networkx", "stub_matching"}
-        See :func:`privpub.dk.generate_graph`.
+        See :func:`privpub.algorithms.dk.generate_graph`.
     max_edges : int
         A repaired series with more edges is not generated: the cell is not applicable
         (:class:`~privpub.errors.NotApplicableError`, recorded as skipped), as sala2011 Sec
@@ -91,7 +98,7 @@ def pygmalion(
     Returns
     -------
     Release
-        The synthetic :class:`Graph`, with the ``info`` of :func:`privpub.dk.synthesize`.
+        The synthetic :class:`Graph`, with the ``info`` of :func:`privpub.algorithms.dk.synthesize`.
     """
     graph = check_graph(graph)
     epsilon = check_epsilon(epsilon)
@@ -138,7 +145,7 @@ def pygmalion_true_count_order(
     max_edges: int = 10_000_000,
     rng: np.random.Generator,
 ) -> Release:
-    """A Pygmalion graph from :func:`mechanisms.drc.ldrc_true_count_order`: **not** private
+    """A Pygmalion graph from :func:`privpub.mechanisms.drc.ldrc_true_count_order`: **not** private
     (the trap of public reimplementations; privacy ``none``). Parameters as
     :func:`pygmalion`."""
     max_edges = _check_generation(generator, max_edges)

@@ -3,8 +3,8 @@
 A users x items 0/1 matrix is released so that every row is equal to at least ``k - 1``
 other rows, and every item given to a group of equal rows is held, in the input, by a strict
 majority of that group (epasto2022 Def. 3.5): the rows are clustered into clusters of at
-least ``k`` (:mod:`privpub.clustering`, shared with the non-smooth baseline) and each
-cluster gets the items a strict majority of its rows hold (:mod:`privpub.binary`).
+least ``k`` (:mod:`privpub.algorithms.clustering`, shared with the non-smooth baseline) and each
+cluster gets the items a strict majority of its rows hold (:mod:`privpub.algorithms.binary`).
 
 No public implementation exists; this one is the reference for privpub. Which reading of
 the paper each step implements (the extracted text lost most of the inline math; the
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.clustering import clustered_release
+from privpub.algorithms.clustering import clustered_release
 from privpub.registry import SMOOTH_K_ANONYMITY, register_mechanism
 from privpub.types import Kind, Release
 
@@ -50,7 +50,7 @@ def smooth_k_anonymity(
 ) -> Release:
     """Smooth k-anonymity by clustering and per-cluster majority [EEMM22, Sec 5.3, App. D].
 
-    Rows are clustered (:func:`privpub.clustering.smooth_clusters`) into clusters of at
+    Rows are clustered (:func:`privpub.algorithms.clustering.smooth_clusters`) into clusters of at
     least ``k``; each row is released as the set of items a strict majority of its cluster
     holds (a tie is not a majority).
 
@@ -59,7 +59,7 @@ def smooth_k_anonymity(
     matrix : users x items 0/1 matrix (scipy sparse or array); not modified.
     k : int >= 2
     alpha, n_orders, chunk_size, n_hashes, n_jobs, split_large
-        See :func:`privpub.clustering.smooth_clusters` (defaults: the paper's 1/2 and 10
+        See :func:`privpub.algorithms.clustering.smooth_clusters` (defaults: the paper's 1/2 and 10
         orders, no chunking, 8 hashes, 1 job, no splitting).
     rng : numpy.random.Generator
 

@@ -11,7 +11,7 @@ whose L1 sensitivity is only ``theta + 1`` (Lemma 4):
 3. **Calibrate and extract** a histogram: ExtractHistogram (Algorithm 3,
    :func:`extract_histogram`) for theta-CumulativeHistogram, isotonic regression
    (constrained inference, Hay et al. 2010; :mod:`privpub.isotonic`) for theta-Constrained.
-4. **Post-process** the tail (Sec 3.4, :mod:`mechanisms.degree_tail`).
+4. **Post-process** the tail (Sec 3.4, :mod:`privpub.mechanisms.degree_tail`).
 
 Decisions (where the paper is vague)
 ------------------------------------
@@ -30,7 +30,7 @@ Decisions (where the paper is vague)
   and their node neighbours, so ``2 Theta + 2`` is used.
 - **Degree 0.** ``cumhist_1 = |{v : deg(v) <= 1}|`` (Sec 3.3) counts projected degree-0
   nodes; the extracted bin 1 therefore holds them too, and the release has
-  ``counts[0] = 0`` (as :mod:`mechanisms.theta_histogram`).
+  ``counts[0] = 0`` (as :mod:`privpub.mechanisms.theta_histogram`).
 - **ExtractHistogram (Algorithm 3).** See :func:`extract_histogram`: the printed loop reads
   ``hc_{theta+1}`` (taken as "no inversion at the last bin") and can produce negative counts
   when a block ends below the previous level; it is implemented so that its output is
@@ -58,7 +58,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mechanisms.degree_projection import (
+from privpub.errors import PrivpubError
+from privpub.isotonic import isotonic_regression
+from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.degree_projection import (
     ProjectionProfile,
     check_graph,
     check_order,
@@ -66,10 +69,7 @@ from mechanisms.degree_projection import (
     cumhist_sensitivity,
     projection_profile,
 )
-from mechanisms.degree_tail import postprocess_tail, tail_code
-from privpub.errors import PrivpubError
-from privpub.isotonic import isotonic_regression
-from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.degree_tail import postprocess_tail, tail_code
 from privpub.noise import exponential_mechanism, laplace_mechanism, laplace_noise
 from privpub.registry import NO_PRIVACY, NODE_DP, register_mechanism
 from privpub.types import DegreeHistogram, Kind, Release
@@ -305,9 +305,9 @@ def theta_cumulative_histogram(
     theta_max : int
         ``Theta``: candidates ``theta = 1..Theta`` (paper: 200; Fig 5's Q-400: 400).
     tail : {"linear", "powerlaw", "uniform"}
-        Tail post-processing (Sec 3.4, :mod:`mechanisms.degree_tail`).
+        Tail post-processing (Sec 3.4, :mod:`privpub.mechanisms.degree_tail`).
     order : {"lexicographic", "random"}
-        Stable edge order of the projection (:mod:`mechanisms.degree_projection`).
+        Stable edge order of the projection (:mod:`privpub.mechanisms.degree_projection`).
     rng : numpy.random.Generator
         Source of all randomness.
     ledger : PrivacyLedger, optional

@@ -11,7 +11,7 @@ Release a degree histogram under node-DP in three steps:
 2. **Publish** the group sums of ``hist(pi_theta(G))`` plus ``Lap((2 theta + 1) / epsilon2)``
    each (Lemma 1: the histogram, hence the vector of group sums, has L1 sensitivity
    ``2 theta + 1``), and spread each noisy sum evenly over its group's bins.
-3. **Post-process** the tail (Sec 3.4, Algorithm 5; :mod:`mechanisms.degree_tail`).
+3. **Post-process** the tail (Sec 3.4, Algorithm 5; :mod:`privpub.mechanisms.degree_tail`).
 
 Decisions (where the paper is vague)
 ------------------------------------
@@ -65,7 +65,9 @@ import functools
 import numpy as np
 from numba import njit
 
-from mechanisms.degree_projection import (
+from privpub.errors import PrivpubError
+from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.degree_projection import (
     ProjectionProfile,
     check_graph,
     check_order,
@@ -74,9 +76,7 @@ from mechanisms.degree_projection import (
     projected_degrees,
     projection_profile,
 )
-from mechanisms.degree_tail import _postprocess, postprocess_tail, tail_code
-from privpub.errors import PrivpubError
-from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.degree_tail import _postprocess, postprocess_tail, tail_code
 from privpub.noise import exponential_mechanism, laplace_mechanism, laplace_noise
 from privpub.registry import NO_PRIVACY, NODE_DP, register_mechanism
 from privpub.types import DegreeHistogram, Kind, Release
@@ -406,9 +406,9 @@ def theta_omega_histogram(
     theta_max : int
         ``Theta``: candidates ``theta = 1..Theta`` (paper: 200; Fig 5's Q-400: 400).
     tail : {"linear", "powerlaw", "uniform"}
-        Tail post-processing (Sec 3.4, :mod:`mechanisms.degree_tail`).
+        Tail post-processing (Sec 3.4, :mod:`privpub.mechanisms.degree_tail`).
     order : {"lexicographic", "random"}
-        Stable edge order of the projection (:mod:`mechanisms.degree_projection`).
+        Stable edge order of the projection (:mod:`privpub.mechanisms.degree_projection`).
     rng : numpy.random.Generator
         Source of all randomness.
     ledger : PrivacyLedger, optional

@@ -57,8 +57,8 @@ import heapq
 import numpy as np
 from numba import njit
 
-from metrics._checks import same_type
-from metrics._memo import memo, stream_key
+from privpub.metrics._checks import same_type
+from privpub.metrics._memo import memo, stream_key
 from privpub.registry import register_metric
 from privpub.types import Graph, Kind
 from privpub.validation import check_rng

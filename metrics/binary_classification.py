@@ -14,7 +14,7 @@ split); the release is the anonymised train matrix (same rows, same order). The 
 scikit-learn's ``MLPClassifier(hidden_layer_sizes=(10,), activation="relu")`` (defaults
 otherwise: Adam, ``max_iter=200``, early stop on the training loss) on the 0/1 features
 as they are (no scaling: every feature is already in [0, 1]), seeded from the metric's rng.
-It runs as :func:`metrics.mlp.fit_mlp_binary`, the same algorithm and random stream
+It runs as :func:`privpub.metrics.mlp.fit_mlp_binary`, the same algorithm and random stream
 compiled with numba (~10x faster on Adult: scikit-learn's time went to Python overhead per
 minibatch); it agrees with scikit-learn up to floating-point rounding
 (``metrics/tests/test_mlp.py``). The score is the accuracy on the original test split.
@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics._checks import type_name
-from metrics.mlp import fit_mlp_binary
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import type_name
+from privpub.metrics.mlp import fit_mlp_binary
 from privpub.registry import register_metric
 from privpub.types import Kind, as_binary_matrix
 from privpub.validation import check_positive_int, check_rng

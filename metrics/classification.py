@@ -60,8 +60,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from metrics._checks import type_name
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import type_name
 from privpub.registry import register_metric
 from privpub.types import Kind, Schema, Table
 from privpub.validation import check_positive_int, check_rng

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics._checks import finite_vector, same_type
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import finite_vector, same_type
 from privpub.registry import register_metric
 from privpub.types import DegreeHistogram, DegreeSequence, Kind, Table
 from privpub.validation import check_positive_int, check_rng

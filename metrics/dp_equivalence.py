@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from metrics.sets import jaccard, set_sizes
+from privpub.metrics.sets import jaccard, set_sizes
 from privpub.registry import register_metric
 from privpub.types import Kind
 

@@ -6,15 +6,15 @@ degree (largest ``d`` with a count of at least one half) and the average degree
 ``2|E| / |V|``. On the true histogram (mechanism ``original_degree_histogram``) they are
 Table 1's ``|V|, |E|, d_max, d_avg``; on a noisy release they show what it implies (e.g.
 how many nodes a node-DP histogram claims). Negative counts are clipped at 0 first, as
-:func:`metrics.distributions.histogram_distribution` does.
+:func:`privpub.metrics.distributions.histogram_distribution` does.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from metrics._checks import same_type
-from metrics.distributions import sequence_histogram
+from privpub.metrics._checks import same_type
+from privpub.metrics.distributions import sequence_histogram
 from privpub.registry import register_metric
 from privpub.types import DegreeHistogram, DegreeSequence, Kind
 

@@ -54,10 +54,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from metrics._checks import same_type
-from metrics._memo import memo, stream_key
-from privpub.dk import dk2_euclidean, joint_degree, node_counts
+from privpub.algorithms.dk import dk2_euclidean, joint_degree, node_counts
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import same_type
+from privpub.metrics._memo import memo, stream_key
 from privpub.registry import register_metric
 from privpub.types import Graph, JointDegree, Kind
 from privpub.validation import check_rng

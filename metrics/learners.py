@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics._checks import type_name
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import type_name
 from privpub.registry import register_metric
 from privpub.types import Kind, Table
 from privpub.validation import check_positive_int, check_rng

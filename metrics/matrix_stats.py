@@ -4,7 +4,7 @@ datasets themselves)."""
 
 from __future__ import annotations
 
-from privpub.binary import check_binary_input
+from privpub.algorithms.binary import check_binary_input
 from privpub.registry import register_metric
 from privpub.types import Kind
 

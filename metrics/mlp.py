@@ -1,7 +1,7 @@
 """scikit-learn's ``MLPClassifier`` (one ReLU hidden layer, binary labels, Adam), compiled.
 
 epasto2022 Fig. 4 scores every release by "a 1-layer, 10-hidden unit network with RELU
-activation nodes" trained on it (Appendix D); :func:`metrics.binary_classification.
+activation nodes" trained on it (Appendix D); :func:`privpub.metrics.binary_classification.
 accuracy_mlp_binary` fits it with :func:`fit_mlp_binary`: **the same algorithm** as
 ``sklearn.neural_network.MLPClassifier(hidden_layer_sizes=(10,), activation="relu")``
 (scikit-learn 1.9.1, ``solver="adam"``, every other parameter at its default), with the
@@ -43,8 +43,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
+from privpub.algorithms.pairwise import pairwise_sum
 from privpub.errors import PrivpubError
-from privpub.pairwise import pairwise_sum
 from privpub.validation import check_positive_int
 
 __all__ = ["MLPBinary", "fit_mlp_binary"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics._checks import same_type
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import same_type
 from privpub.registry import register_metric
 from privpub.types import Kind, Ranking
 from privpub.validation import check_positive_int

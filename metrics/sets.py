@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import scipy.sparse as sp
 
-from metrics._checks import type_name
 from privpub.errors import PrivpubError
+from privpub.metrics._checks import type_name
 from privpub.registry import register_metric
 from privpub.types import Graph, Kind, as_binary_matrix
 

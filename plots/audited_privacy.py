@@ -15,11 +15,11 @@ import json
 
 import pandas as pd
 
-from plots.report.privacy import verdict_text
-from plots.report.text import markdown_table
-from plots.series import short_caveat
 from privpub.audit.stored import audit_of, stored_audits, worst
 from privpub.errors import PrivpubError
+from privpub.plots.report.privacy import verdict_text
+from privpub.plots.report.text import markdown_table
+from privpub.plots.series import short_caveat
 from privpub.registry import DP_NOTIONS, get_mechanism
 
 __all__ = ["series_privacy", "privacy_text"]

@@ -44,13 +44,13 @@ def median_releases(
     """Per (dataset, series): the stored release of the median-``select`` repetition.
 
     With ``best_over`` (e.g. ``"theta"`` for Truncation) only the value of that parameter with
-    the lowest mean ``select`` is kept per series (:func:`plots.series.best_over`).
+    the lowest mean ``select`` is kept per series (:func:`privpub.plots.series.best_over`).
 
     Returns a frame with columns ``dataset_label, series, rep, error, vector`` plus the
     truth of each dataset (``series == "truth"``, ``error`` NaN).
     """
-    from plots.series import add_series
-    from plots.series import best_over as keep_best
+    from privpub.plots.series import add_series
+    from privpub.plots.series import best_over as keep_best
 
     releases = frame[frame["metric"] == RELEASE_METRIC]
     if releases.empty:
@@ -98,11 +98,11 @@ def plot_ccdf(
     """Draw the CCDF figure (one panel per dataset) and save ``out_stem.{png,pdf}``.
 
     ``cumulative="cdf"`` draws ``Pr[K <= k]`` instead (sala2011 Fig. 5). ``legend_names``
-    and ``footnotes`` as in :func:`plots.lines.lines_figure`."""
+    and ``footnotes`` as in :func:`privpub.plots.lines.lines_figure`."""
     if cumulative not in ("ccdf", "cdf"):
         raise ConfigError(f"cumulative must be 'ccdf' or 'cdf', got {cumulative!r}")
-    from plots.lines import panel_figure, save_figure
-    from plots.series import series_styles
+    from privpub.plots.lines import panel_figure, save_figure
+    from privpub.plots.series import series_styles
 
     picked = median_releases(frame, select=select, where=where, best_over=best_over)
     panels = sorted(picked["dataset_label"].unique())

@@ -15,8 +15,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from plots.series import ERROR_KINDS, MARKERS, error_label, series_styles
 from privpub.errors import PrivpubError
+from privpub.plots.series import ERROR_KINDS, MARKERS, error_label, series_styles
 
 __all__ = [
     "aggregate",
@@ -152,11 +152,11 @@ def lines_figure(
     (default: up to 3 panels side by side, 4 as 2 x 2, more in rows of 3); one line with
     markers per ``hue`` value, the mean over repetitions with error bars; one legend shared
     by all panels, below them, titled with what the error bars are. A series' colour and
-    marker depend on its name alone (:func:`plots.series.series_styles`, with ``colours``:
+    marker depend on its name alone (:func:`privpub.plots.series.series_styles`, with ``colours``:
     the experiment files' label colours).
     ``legend_names`` renames series in the legend (e.g. ``"RR [edge-DP]"``), ``footnotes``
     are printed under it (e.g. caveats); ``linestyles`` gives a series (by its name before
-    renaming) one of :data:`plots.series.LINESTYLES`, as a paper draws them (epasto2022
+    renaming) one of :data:`privpub.plots.series.LINESTYLES`, as a paper draws them (epasto2022
     Fig. 3: smooth solid, non-smooth dashed, Mondrian dotted); :func:`plot_lines`
     describes the other options. The figure is not saved: tests and notebooks inspect it directly.
     """
@@ -391,7 +391,7 @@ def summary_table(
         Index ``(panel, hue)`` (named after those columns), one column per ``x`` value in
         increasing order (``"-"`` for series without x), cells ``"0.812 ± 0.013"``
         (just the mean when there is one repetition or no error). Print it with ``to_string()`` or
-        :func:`plots.report.markdown_table`.
+        :func:`privpub.plots.report.markdown_table`.
     """
     agg = aggregate(df, x=x, metric=metric, hue=hue, panel=panel)
 

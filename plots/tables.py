@@ -20,7 +20,7 @@ number, when given, is printed beside it (``ours`` / ``paper`` sub-columns, and
 added, flagged ``✗`` beyond it (``1.32 ✗`` at tolerance 0.1). The published numbers are
 reference data copied from the paper, never results: they are printed and compared, never
 plotted as ours. :func:`table_cells` gives the same numbers unformatted (the ``table``
-claims of :mod:`experiments.claims` check them).
+claims of :mod:`privpub.experiments.claims` check them).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def table_cells(
     ``position`` (its index in the column product), ``ours`` (the mean or median over
     repetitions, NaN when nothing was computed) and ``paper`` (the published number or
     None). Rows come in the paper's order first, then any others sorted. Used by
-    :func:`paper_table` and by the ``table`` claims of :mod:`experiments.claims`.
+    :func:`paper_table` and by the ``table`` claims of :mod:`privpub.experiments.claims`.
     """
     if stat not in ("mean", "median"):
         raise ConfigError(f"table plot: stat must be 'mean' or 'median', got {stat!r}")
@@ -151,9 +151,9 @@ def table_cells(
 
 
 def _varied_rows(sub: pd.DataFrame, rows: list[str], columns: dict) -> list[str]:
-    """What varies within one cell of the table (:func:`plots.series.varied_columns`), as
+    """What varies within one cell of the table (:func:`privpub.plots.series.varied_columns`), as
     extra row columns: a cell never averages over a parameter the user varied."""
-    from plots.series import varied_columns
+    from privpub.plots.series import varied_columns
 
     shown = np.ones(len(sub), dtype=bool)  # the rows some cell of the table averages
     for col, options in columns.items():
@@ -235,7 +235,7 @@ def paper_table(
     Parameters
     ----------
     frame : DataFrame
-        Tidy ok rows of a result store (see :mod:`experiments.store`).
+        Tidy ok rows of a result store (see :mod:`privpub.experiments.store`).
     rows : list of str
         Result columns whose values name a row (e.g. ``["dataset"]``).
     columns : dict of str to list

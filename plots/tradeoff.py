@@ -53,8 +53,8 @@ def plot_tradeoff(
     footnotes: list[str] | None = None,
 ) -> list[Path]:
     """Draw one panel per dataset, one path per series, and save ``out_stem.{png,pdf}``."""
-    from plots.lines import panel_figure, save_figure
-    from plots.series import series_styles
+    from privpub.plots.lines import panel_figure, save_figure
+    from privpub.plots.series import series_styles
 
     points = tradeoff_points(frame, x_metric=x_metric, y_metric=y_metric, along=along)
     if points.empty:

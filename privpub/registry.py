@@ -307,7 +307,7 @@ def metrics() -> dict[str, MetricInfo]:
     return dict(_METRICS)
 
 
-_PLUGIN_PACKAGES = ("metrics", "mechanisms", "baselines")
+_PLUGIN_PACKAGES = ("privpub.metrics", "privpub.mechanisms", "privpub.baselines")
 _loaded = False
 _REGISTERS = re.compile(r"register_(mechanism|metric)\(\s*[\"']([A-Za-z0-9_]+)[\"']")
 
@@ -367,7 +367,7 @@ def _import_tree(pkg_name: str) -> None:
 
 def load_plugins(extra=()) -> None:
     """Import every module of the ``metrics``, ``mechanisms`` and ``baselines`` packages
-    (sub-packages included, e.g. ``mechanisms.rps``), and the modules named in ``extra``
+    (sub-packages included, e.g. ``privpub.mechanisms.rps``), and the modules named in ``extra``
     (e.g. a user's own mechanisms: ``plugins=[mylab.mech]`` on the command line).
 
     Modules and sub-packages whose name starts with ``test`` or ``_`` (e.g. ``tests``) are

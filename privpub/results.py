@@ -1,7 +1,7 @@
 """The tidy results format, shared by what writes results (experiments/) and what reads
 them (plots/): one row per (task, metric), where a task is one repetition of one cell under
 one base seed, and the one row selector of figures, tables and claims (:func:`select_rows`).
-:mod:`experiments.store` writes and reads the parquet files; the rules are in
+:mod:`privpub.experiments.store` writes and reads the parquet files; the rules are in
 ``docs/design.md`` ("Results") and ``docs/claims.md`` ("Selectors").
 """
 

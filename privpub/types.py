@@ -15,7 +15,7 @@ the mechanism's release (see :func:`kind_of`).
 - ``classifier``: a fitted model with ``predict`` (scikit-learn style).
 - ``joint_degree``: :class:`JointDegree`, a (possibly noisy) dK-2 series: edge counts per
   unordered pair of endpoint degrees (sala2011; extraction and generation in
-  :mod:`privpub.dk`).
+  :mod:`privpub.algorithms.dk`).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def graph_adjacency_matrix(graph: Graph):
 @register_view(Kind.GRAPH, Kind.JOINT_DEGREE)
 def graph_joint_degree(graph: Graph) -> JointDegree:
     """Exact dK-2 series (joint degree counts, sala2011 Sec 3.1)."""
-    from privpub.dk import joint_degree
+    from privpub.algorithms.dk import joint_degree
 
     return joint_degree(graph)
 
@@ -61,6 +61,6 @@ def table_for_classifier(table):
 def graph_ebc_ranking(graph: Graph):
     """Every node by egocentric betweenness centrality, highest first, ties by node id: the
     true ranking of farias2021's private top-k (Sec 6.1)."""
-    from privpub.centrality import ebc_ranking
+    from privpub.algorithms.centrality import ebc_ranking
 
     return ebc_ranking(graph)

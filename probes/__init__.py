@@ -6,7 +6,7 @@ can quote causes that were checked, not guessed (docs/design.md, "Fidelity: the 
 reading beside ours"). ``benchmarks/probe_*.py`` print the numbers on the papers' data;
 ``probes/tests`` pin them.
 
-- :mod:`probes.qardaji2012`: ablations of the degree-sequence RPS (Figs 4-5).
-- :mod:`probes.day2016`: the L1 bound behind Table 2 and the self-loops behind Table 1.
-- :mod:`probes.support`: what the probe tests share (the benchmark scripts, the data).
+- :mod:`privpub.probes.qardaji2012`: ablations of the degree-sequence RPS (Figs 4-5).
+- :mod:`privpub.probes.day2016`: the L1 bound behind Table 2 and the self-loops behind Table 1.
+- :mod:`privpub.probes.support`: what the probe tests share (the benchmark scripts, the data).
 """

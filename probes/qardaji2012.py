@@ -1,14 +1,14 @@
 """Probes of qardaji2012's degree-sequence RPS: ablations that check the causes the notes of
 Figs 4-5 state (issue 13: "causes checked, not guessed").
 
-Each probe rebuilds exactly the tree :func:`mechanisms.rps.degree.rps_degree_sequence`
+Each probe rebuilds exactly the tree :func:`privpub.mechanisms.rps.degree.rps_degree_sequence`
 builds (same calls, same random stream: :func:`degree_rps_tree` with ``leaf="smooth"`` gives
 the same release for the same seed, a test checks it) and swaps one component:
 
 - ``leaf="true"``: the leaf counts without noise (the partition keeps its noise), so
   what remains is the error of the partition and the lower-bound summaries;
 - ``leaf="removal_only"``: the paper's removal-only sensitivity reading
-  (:mod:`mechanisms.rps.removal_only`; not DP);
+  (:mod:`privpub.mechanisms.rps.removal_only`; not DP);
 - :func:`partition_stats`: how sharp the exponential mechanism's cuts are (largest root
   logit), how many leaves lie above the true maximum degree and what share of the nodes
   they receive, and how the smooth-sensitivity noise scale compares with the leaf counts.
@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.rps.budget import PathBudget
-from mechanisms.rps.degree import (
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps.budget import PathBudget
+from privpub.mechanisms.rps.degree import (
     degree_tree,
     leaf_count_summary,
     lower_bound_sequence,
@@ -33,10 +34,9 @@ from mechanisms.rps.degree import (
     smooth_sensitivity,
     sorted_degrees,
 )
-from mechanisms.rps.framework import RPSTree
-from mechanisms.rps.quality import degree_quality_sensitivity
-from mechanisms.rps.removal_only import RemovalOnlyLeafCount
-from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps.framework import RPSTree
+from privpub.mechanisms.rps.quality import degree_quality_sensitivity
+from privpub.mechanisms.rps.removal_only import RemovalOnlyLeafCount
 from privpub.types import DegreeSequence, Graph
 
 __all__ = ["LEAVES", "DegreeRun", "degree_rps_tree", "partition_stats", "root_max_logit"]
@@ -75,7 +75,7 @@ def degree_rps_tree(
     split: float = 0.5,
     gamma: float = 4.0,
 ) -> DegreeRun:
-    """The tree and release of :func:`~mechanisms.rps.degree.rps_degree_sequence` with the
+    """The tree and release of :func:`~privpub.mechanisms.rps.degree.rps_degree_sequence` with the
     leaf summary ``leaf``: ``"smooth"`` (ours, ``accounting="paper"``), ``"strict"``
     (``accounting="strict"``), ``"true"`` (exact counts) or ``"removal_only"`` (the
     paper's reading). The partition is always that of ``"smooth"`` except for ``"strict"``

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from experiments.claims import parse_claims, referenced_columns, referenced_labels
+from privpub.experiments.claims import parse_claims, referenced_columns, referenced_labels
 from privpub.registry import get_mechanism
 
 CONF = Path(__file__).resolve().parents[1] / "conf" / "experiment"

@@ -8,9 +8,9 @@ import pytest
 import yaml
 from hydra import compose, initialize_config_dir
 
-from experiments.cli import spec_from_config
-from experiments.figures import _claims
-from experiments.seeding import canonical_json
+from privpub.experiments.cli import spec_from_config
+from privpub.experiments.figures import _claims
+from privpub.experiments.seeding import canonical_json
 from privpub.registry import get_mechanism, mechanisms
 
 CONF = Path(__file__).resolve().parents[1] / "conf"

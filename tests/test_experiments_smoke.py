@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments.cli import spec_from_config
-from experiments.figures import draw_experiment
-from experiments.runner import run_experiment
+from privpub.experiments.cli import spec_from_config
+from privpub.experiments.figures import draw_experiment
+from privpub.experiments.runner import run_experiment
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))

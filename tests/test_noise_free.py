@@ -26,8 +26,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-import baselines  # noqa: F401  (registers)
-import mechanisms  # noqa: F401  (registers)
+import privpub.baselines  # noqa: F401  (registers)
+import privpub.mechanisms  # noqa: F401  (registers)
 from privpub.data import load_dataset
 from privpub.noise import (
     exponential_mechanism,
@@ -182,8 +182,8 @@ def test_with_noise_the_seed_matters(name, inputs):
 def test_a_direct_draw_inside_a_mechanism_is_caught(les_miserables, monkeypatch):
     """Mutation check: were RPS's uniform cut inside an exponential-mechanism group or
     Truncation's random cutoff drawn from rng directly, the audit would fail."""
-    import baselines.truncation as truncation
-    import mechanisms.rps.partition as rps
+    import privpub.baselines.truncation as truncation
+    import privpub.mechanisms.rps.partition as rps
 
     def direct(low, high, *, rng, size=None):
         return rng.integers(low, high, size=size)
@@ -266,8 +266,8 @@ def test_theta_cumulative_without_noise_is_the_projection_at_the_preferred_theta
     """theta-Cumulative at noise-off: the exponential mechanism takes the argmax of the
     quality q^c (Q-Best's theta), and the released histogram is the exact histogram of
     pi_theta(G) at that theta."""
-    from mechanisms.degree_projection import projected_degrees, projection_profile
-    from mechanisms.theta_cumulative import EPSILON1_FRACTION, cumulative_quality
+    from privpub.mechanisms.degree_projection import projected_degrees, projection_profile
+    from privpub.mechanisms.theta_cumulative import EPSILON1_FRACTION, cumulative_quality
 
     epsilon = 1.0
     profile = projection_profile(karate, 20, order="lexicographic")
@@ -310,7 +310,7 @@ def test_truncation_without_noise_is_the_truncated_histogram(karate):
     release is the exact histogram of T_cutoff(G)."""
     import math
 
-    from baselines.truncation import truncate, truncation_beta
+    from privpub.baselines.truncation import truncate, truncation_beta
 
     epsilon, theta = 1.0, 4
     beta = truncation_beta(epsilon, karate.n_nodes, theta)
@@ -348,7 +348,7 @@ def test_rps_noise_free_cut_is_the_best_cut_not_the_widest_group():
     """The exponential mechanism's best candidate is the best *cut*: with the noise off,
     RPS cuts at the most balanced place even when a wide empty gap holds many more
     (equally poor) cuts, which the finite-epsilon mode (quality + log group size) prefers."""
-    from mechanisms.rps import BoxPartition, BoxRegion, CountBalance, Node
+    from privpub.mechanisms.rps import BoxPartition, BoxRegion, CountBalance, Node
 
     values = np.array([0.0] * 10 + [100.0] * 10)
     part = BoxPartition([values], [True], quality=CountBalance(), domain_lo=[0.0],
@@ -363,8 +363,8 @@ def test_rps_noise_free_cut_is_the_best_cut_not_the_widest_group():
 def test_a_noise_free_tree_beyond_the_node_cap_is_skipped_not_failed():
     """A noise-free twin whose tree cannot be built within the node cap (exact stop checks
     never end a region of one row) is a cell that cannot apply, not a failure."""
-    from mechanisms.rps import BoxPartition, BoxRegion, CountBalance, NoisyCountStop, rps
     from privpub.errors import NotApplicableError, PrivpubError
+    from privpub.mechanisms.rps import BoxPartition, BoxRegion, CountBalance, NoisyCountStop, rps
 
     values = np.arange(200, dtype=float)
     part = BoxPartition([values], [True], quality=CountBalance(), domain_lo=[0.0],

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
-from experiments.cli import spec_from_config, variant_slug
+from privpub.experiments.cli import spec_from_config, variant_slug
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
-TOY = "experiments.tests.toy_plugins"
+TOY = "privpub.experiments.tests.toy_plugins"
 
 
 def spec(*overrides):

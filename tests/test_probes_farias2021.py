@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 import yaml
 
-import mechanisms  # noqa: F401
-from privpub.centrality import cached_ebc
+import privpub.mechanisms  # noqa: F401
+from privpub.algorithms.centrality import cached_ebc
 from privpub.data import load_dataset
+from privpub.probes.support import load_probe, needs_data
 from privpub.types import Graph
-from probes.support import load_probe, needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "conf" / "experiment" / "farias2021_fig5.yaml"

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from privpub.data import load_dataset
+from privpub.probes.support import load_probe, needs_data
 from privpub.types import Graph
-from probes.support import load_probe, needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf" / "experiment"
@@ -205,7 +205,7 @@ def test_cascades_agree_with_cynetdiff(model):
     from the same PCG64 stream in the same order, so the spreads are equal; IC and WC draw
     per edge in another order, so they agree within the Monte Carlo error."""
     pytest.importorskip("cynetdiff")
-    from metrics.applications import degree_discount_seeds, spread
+    from privpub.metrics.applications import degree_discount_seeds, spread
 
     bench = load_probe("bench_sala2011")
     g = Graph.from_networkx(nx.barabasi_albert_graph(600, 3, seed=2))

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from experiments.runner import run_experiment
-from experiments.spec import resolve_experiment
-from experiments.store import ResultStore
+from privpub.experiments.runner import run_experiment
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.store import ResultStore
 from privpub.registry import get_mechanism
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import baselines.diffprivlib_tree as dpt
-from baselines.diffprivlib_tree import CAVEAT, DiffprivlibTree, diffprivlib_tree
-from experiments.runner import run_task
-from experiments.spec import Cell
-from metrics.learners import accuracy_cv_learner
+import privpub.baselines.diffprivlib_tree as dpt
+from privpub.baselines.diffprivlib_tree import CAVEAT, DiffprivlibTree, diffprivlib_tree
 from privpub.errors import NotApplicableError, PrivpubError
+from privpub.experiments.runner import run_task
+from privpub.experiments.spec import Cell
 from privpub.ledger import PrivacyLedger
+from privpub.metrics.learners import accuracy_cv_learner
 from privpub.noise import noise_off
 from privpub.registry import RECORD_DP, get_mechanism
 from privpub.types import Attribute, Kind, Schema, Table

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from baselines.dk_pa import dk2_ideal, dk_pa
+from privpub.algorithms.dk import joint_degree
+from privpub.baselines.dk_pa import dk2_ideal, dk_pa
 from privpub.data import load_dataset
-from privpub.dk import joint_degree
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.testing import empirical_privacy_check

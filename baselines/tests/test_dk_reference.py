@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from baselines.dk_reference import dk_synthetic, original_dk2
+from privpub.algorithms.dk import dk2_euclidean, joint_degree
+from privpub.baselines.dk_reference import dk_synthetic, original_dk2
 from privpub.data import load_dataset
-from privpub.dk import dk2_euclidean, joint_degree
 
 
 def test_dk_synthetic_graph_and_original_series():

@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from baselines.edge_removal import edge_removal, edge_removal_mask, projection_edge_removal
+from privpub.baselines.edge_removal import edge_removal, edge_removal_mask, projection_edge_removal
 from privpub.errors import PrivpubError
 from privpub.types import Graph
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from baselines import flowgraph as fgmod
-from baselines.flowgraph import (
+from privpub.baselines import flowgraph as fgmod
+from privpub.baselines.flowgraph import (
     flow_projection,
     flowgraph,
     flowgraph_candidates,

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import yaml
 
-import baselines.hay_constrained as hay_module
-from baselines.hay_constrained import (
+import privpub.baselines.hay_constrained as hay_module
+from privpub.baselines.hay_constrained import (
     constrained_inference,
     degree_bound_of,
     hay_degree_sequence,

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 import yaml
 
-import baselines.mondrian as mondrian_module
-from baselines.mondrian import (
+import privpub.baselines.mondrian as mondrian_module
+from privpub.baselines.mondrian import (
     _encode,
     mondrian,
     mondrian_partition,

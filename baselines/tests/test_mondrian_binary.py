@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from baselines.mondrian_binary import mondrian_binary, mondrian_binary_partition
+from privpub.baselines.mondrian_binary import mondrian_binary, mondrian_binary_partition
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.verify import verify_release
 

@@ -6,11 +6,16 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from baselines.privatesql import MAX_NODES, path_count_view, privatesql_topk, view_sensitivity
-from metrics.ranking import topk_overlap
-from privpub.centrality import ebc_ranking, egocentric_betweenness
+from privpub.algorithms.centrality import ebc_ranking, egocentric_betweenness
+from privpub.baselines.privatesql import (
+    MAX_NODES,
+    path_count_view,
+    privatesql_topk,
+    view_sensitivity,
+)
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
+from privpub.metrics.ranking import topk_overlap
 from privpub.registry import EDGE_DP, get_mechanism
 from privpub.testing import graph_edge_neighbours
 from privpub.types import Graph, Kind, Ranking

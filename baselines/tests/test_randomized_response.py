@@ -13,8 +13,8 @@ import scipy.sparse as sp
 import yaml
 from scipy import stats
 
-import baselines.randomized_response as rr_module
-from baselines.randomized_response import (
+import privpub.baselines.randomized_response as rr_module
+from privpub.baselines.randomized_response import (
     DEFAULT_MAX_OUTPUT_ENTRIES,
     _sample_zero_positions,
     flip_probability,

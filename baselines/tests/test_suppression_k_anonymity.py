@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from baselines.suppression_k_anonymity import nonsmooth_k_anonymity
+from privpub.baselines.suppression_k_anonymity import nonsmooth_k_anonymity
 from privpub.data.synthetic import bipartite_sbm
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.verify import verify_release

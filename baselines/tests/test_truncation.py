@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from baselines.truncation import (
+from privpub.baselines.truncation import (
     projection_truncation,
     random_cutoff,
     truncate,

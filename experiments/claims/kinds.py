@@ -11,7 +11,8 @@ import itertools
 import math
 from collections.abc import Mapping
 
-from experiments.claims.numbers import (
+from privpub.errors import PrivpubError
+from privpub.experiments.claims.numbers import (
     GREEK,
     display,
     group_order,
@@ -21,8 +22,8 @@ from experiments.claims.numbers import (
     ratio_of,
     sort_key,
 )
-from experiments.claims.schema import overs
-from experiments.claims.select import (
+from privpub.experiments.claims.schema import overs
+from privpub.experiments.claims.select import (
     NotEvaluated,
     Series,
     align,
@@ -35,7 +36,6 @@ from experiments.claims.select import (
     table_of,
     where_rows,
 )
-from privpub.errors import PrivpubError
 from privpub.results import is_mechanism_row
 
 __all__ = ["evaluate_kind"]
@@ -400,9 +400,9 @@ def _table_plot(claim: dict, plots) -> dict:
 
 
 def _claimed_cells(claim: dict, frame, plot: dict) -> list[dict]:
-    """The table's cells (:func:`plots.tables.table_cells`) of the claim's metrics and
+    """The table's cells (:func:`privpub.plots.tables.table_cells`) of the claim's metrics and
     ``where``."""
-    from plots.tables import table_cells
+    from privpub.plots.tables import table_cells
 
     rows = frame
     if claim["metric"]:
@@ -449,7 +449,7 @@ def _dataset_labels(frame) -> dict:
 
 def _table_held(cell: dict, better, tol: float):
     """Whether our number of a published cell agrees with the paper's, and its score."""
-    from plots.tables import agrees_at_precision, beyond_tolerance, ours_over_paper
+    from privpub.plots.tables import agrees_at_precision, beyond_tolerance, ours_over_paper
 
     ours, paper = cell["ours"], cell["paper"]
     r = ours_over_paper(ours, paper)
@@ -463,7 +463,7 @@ def _table_held(cell: dict, better, tol: float):
 
 
 def _eval_table(claim, frame, params, plots):
-    from plots.tables import ours_over_paper
+    from privpub.plots.tables import ours_over_paper
 
     plot = _table_plot(claim, plots)
     cells = _claimed_cells(claim, frame, plot)
@@ -508,5 +508,5 @@ _EVALUATORS = {
 def evaluate_kind(claim: dict, frame, params: list[str], plots):
     """Judge ``claim`` group by group on ``frame`` (its parameters ``params``; ``plots``
     for table claims): ``(groups, skipped, describe)``; raises
-    :class:`~experiments.claims.select.NotEvaluated` when the results cannot decide."""
+    :class:`~privpub.experiments.claims.select.NotEvaluated` when the results cannot decide."""
     return _EVALUATORS[claim["kind"]](claim, frame, params, plots)

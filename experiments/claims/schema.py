@@ -7,8 +7,8 @@ import math
 import re
 from collections.abc import Mapping
 
-from experiments.claims.numbers import is_number
 from privpub.errors import ConfigError, PrivpubError
+from privpub.experiments.claims.numbers import is_number
 from privpub.results import check_condition, comparison, is_mechanism_row
 
 __all__ = [

@@ -11,9 +11,16 @@ import json
 import numpy as np
 import pandas as pd
 
-from experiments.claims.numbers import display, group_order, group_text, key_value, plain, sort_key
-from experiments.claims.schema import OVER, SELECTOR_SPECIAL
 from privpub.errors import PrivpubError
+from privpub.experiments.claims.numbers import (
+    display,
+    group_order,
+    group_text,
+    key_value,
+    plain,
+    sort_key,
+)
+from privpub.experiments.claims.schema import OVER, SELECTOR_SPECIAL
 from privpub.results import condition_mask, select_rows
 
 __all__ = [

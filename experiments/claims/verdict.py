@@ -8,9 +8,9 @@ import json
 
 import pandas as pd
 
-from experiments.claims.kinds import evaluate_kind
-from experiments.claims.numbers import group_text, plain, ratio_text
-from experiments.claims.select import NotEvaluated, param_names
+from privpub.experiments.claims.kinds import evaluate_kind
+from privpub.experiments.claims.numbers import group_text, plain, ratio_text
+from privpub.experiments.claims.select import NotEvaluated, param_names
 
 __all__ = ["evaluate_claims", "noise_free_frame"]
 
@@ -222,7 +222,7 @@ def evaluate_claims(
     Parameters
     ----------
     claims : list of dict
-        As returned by :func:`~experiments.claims.parse_claims`.
+        As returned by :func:`~privpub.experiments.claims.parse_claims`.
     frame : DataFrame
         The ok rows of the experiment (``metric != "release"``) with columns ``dataset``,
         ``dataset_options``, ``dataset_label``, ``mechanism``, ``label``, ``params``, one

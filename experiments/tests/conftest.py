@@ -2,7 +2,7 @@ import pytest
 
 from privpub.registry import load_plugins
 
-TOY = "experiments.tests.toy_plugins"
+TOY = "privpub.experiments.tests.toy_plugins"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 
-from experiments.audit import audit_jobs, audit_store
-from experiments.console import main
 from privpub import registry
 from privpub.audit.stored import audit_of, stored_audits, stored_verdicts
+from privpub.experiments.audit import audit_jobs, audit_store
+from privpub.experiments.console import main
 
 #: A plug-in module as a user writes one: the README's first example (a Laplace degree
 #: histogram of d_max + 1 bins, whose length reveals the maximum degree).
@@ -109,7 +109,7 @@ def test_no_stored_audits_is_empty(tmp_path):
 
 def _readme_example() -> str:
     """The Python block of the README's "Adding a mechanism" section."""
-    from experiments.catalog import PROJECT_ROOT
+    from privpub.experiments.catalog import PROJECT_ROOT
 
     section = (PROJECT_ROOT / "README.md").read_text().split("## Adding a mechanism", 1)[1]
     return section.split("```python\n", 1)[1].split("```", 1)[0]

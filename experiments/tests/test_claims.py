@@ -10,8 +10,8 @@ import math
 import pandas as pd
 import pytest
 
-from experiments.claims import evaluate_claims, parse_claims, referenced_labels
 from privpub.errors import ConfigError
+from privpub.experiments.claims import evaluate_claims, parse_claims, referenced_labels
 
 
 def rows(dataset, label, params, values, *, metric="l1", mechanism=None, options=None):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.store import ResultStore
-from experiments.tests.conftest import TOY
+from privpub.experiments.store import ResultStore
+from privpub.experiments.tests.conftest import TOY
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -266,8 +266,8 @@ def test_mechanism_list_and_entry_edits_beat_a_scale_block_that_patches_mechanis
     # entry used to end in "patch ... matches no entry" or an IndexError traceback.
     from hydra import compose, initialize_config_dir
 
-    from experiments.cli import spec_from_config
     from privpub.errors import ConfigError
+    from privpub.experiments.cli import spec_from_config
 
     def spec(*overrides):
         overrides = ["experiment=day2016_fig4", f"scale={scale}", *overrides]

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from experiments import console
-from experiments.console import PROJECT_ROOT, figure_of, main
-from experiments.spec import resolve_experiment
 from privpub.data import DatasetSpec, FileSpec, registry
 from privpub.data import files as files_mod
+from privpub.experiments import console
+from privpub.experiments.console import PROJECT_ROOT, figure_of, main
+from privpub.experiments.spec import resolve_experiment
 
 CONF = PROJECT_ROOT / "conf"
 EXPERIMENTS = sorted((CONF / "experiment").glob("*.yaml"))

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.runner import run_experiment
-from experiments.spec import resolve_experiment
-from experiments.store import ResultStore
+from privpub.experiments.runner import run_experiment
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.store import ResultStore
 from privpub.registry import load_plugins
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,7 +146,7 @@ def test_kill_9_of_a_worker_mid_task_fails_that_task_only(plugin_dir, tmp_path):
     ahead): the running task fails, the one behind it runs elsewhere."""
     import threading
 
-    from experiments import pool
+    from privpub.experiments import pool
 
     def kill_a_busy_worker():
         deadline = time.monotonic() + 60
@@ -252,7 +252,7 @@ def test_two_runs_on_one_store_never_compute_a_task_twice(plugin_dir, tmp_path):
 
 
 def test_a_stale_claim_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
-    from experiments.task_claims import TaskClaims
+    from privpub.experiments.task_claims import TaskClaims
 
     spec = _spec()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -355,7 +355,7 @@ def twice(x):
 
 NUMBA_WORKER = '''
 import sys, time
-from experiments.numba_cache import guard_numba_cache
+from privpub.experiments.numba_cache import guard_numba_cache
 guard_numba_cache(force=True)
 sys.path.insert(0, sys.argv[1])
 start = float(sys.argv[2])
@@ -397,7 +397,7 @@ def test_too_many_tasks_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_pat
     with pytest.raises(ConfigError, match="100,000,000 tasks, more than 10,000,000"):
         _run(_spec(tags=1, reps=10**8), tmp_path)
     assert time.perf_counter() - t0 < 5 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
-    from experiments.reuse import plan_tasks  # with force=true: tasks made as they run
+    from privpub.experiments.reuse import plan_tasks  # with force=true: tasks made as they run
 
     plan = plan_tasks(_spec(tags=2, reps=10**8), ResultStore(tmp_path / "f" / "p" / "store"),
                       seed=0)

@@ -2,10 +2,10 @@
 
 from dataclasses import replace
 
-from experiments.figures import draw_experiment
-from experiments.runner import run_experiment
-from experiments.spec import resolve_experiment
-from experiments.tests.conftest import TOY, toy_experiment
+from privpub.experiments.figures import draw_experiment
+from privpub.experiments.runner import run_experiment
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.tests.conftest import TOY, toy_experiment
 
 
 def test_plot_spec_layout_and_files(tmp_path):
@@ -37,7 +37,7 @@ def test_plot_spec_layout_and_files(tmp_path):
 
 
 def test_tables_ccdf_best_over_and_range(tmp_path):
-    from experiments.store import RELEASE_METRIC, ResultStore, decode_vector
+    from privpub.experiments.store import RELEASE_METRIC, ResultStore, decode_vector
 
     exp = toy_experiment(
         datasets=["karate"],
@@ -119,16 +119,16 @@ def test_titles_name_their_metric_and_a_failing_claim_reaches_the_report(tmp_pat
     """Built from a constructed store: the paper claims toy_copy (Jaccard 1) is beaten."""
     import json
 
-    import plots.lines
+    from privpub.plots import lines
 
     titles = {}
-    original = plots.lines.save_figure
+    original = lines.save_figure
 
     def capture(fig, out_stem):
         titles[out_stem.name] = fig.get_suptitle()
         return original(fig, out_stem)
 
-    monkeypatch.setattr(plots.lines, "save_figure", capture)
+    monkeypatch.setattr(lines, "save_figure", capture)
     claim = {"id": "drop_beats_copy", "text": "dropping beats copying", "source": "Sec 9",
              "kind": "compare", "metric": "jaccard", "series": "toy_drop", "than": "toy_copy",
              "per": ["dataset"], "where": {"epsilon": 4}}
@@ -215,17 +215,17 @@ def _legend_styles(fig) -> dict:
 def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeypatch):
     """Issue 25: a series' colour, marker and caveat mark depend on the series alone
     (Truncation's mark went from § to ¶ and a plug-in from black to purple between runs)."""
-    import plots.lines
+    from privpub.plots import lines
 
     drawn = {}
-    original = plots.lines.save_figure
+    original = lines.save_figure
 
     def capture(fig, out_stem):
         if out_stem.name == "j":
             drawn[out_stem.parent.parent.name] = _legend_styles(fig)
         return original(fig, out_stem)
 
-    monkeypatch.setattr(plots.lines, "save_figure", capture)
+    monkeypatch.setattr(lines, "save_figure", capture)
     own = [{"name": "toy_drop", "label": "Drop"},
            {"name": "toy_caveated", "label": "Caveat one", "params": {"tag": 1}},
            {"name": "toy_caveated", "label": "Caveat two", "params": {"tag": 2}}]
@@ -247,9 +247,9 @@ def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeyp
 def test_the_series_an_experiment_file_draws_together_have_distinct_colours():
     """A hash alone gave Flowgraph and RPS one cyan in day2016 Fig. 3; the experiment files'
     labels are coloured apart where they are drawn together, and a plug-in hashes."""
-    from experiments.catalog import PROJECT_ROOT, label_groups
-    from experiments.figures import _colours
-    from plots.series import series_styles
+    from privpub.experiments.catalog import PROJECT_ROOT, label_groups
+    from privpub.experiments.figures import _colours
+    from privpub.plots.series import series_styles
 
     colours = _colours()
     for group in label_groups(PROJECT_ROOT / "conf"):

@@ -5,8 +5,8 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
-from experiments.cli import spec_from_config
-from experiments.hydra_support import _sweep_tasks
+from privpub.experiments.cli import spec_from_config
+from privpub.experiments.hydra_support import _sweep_tasks
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
@@ -31,9 +31,9 @@ def test_sweep_total_counts_every_job_of_a_glob_sweep():
 def test_a_sweeps_union_draws_its_automatic_figures_against_what_the_sweep_varied():
     """Issue 25: after ``-m mechanism.epsilon=0.5,2,8`` each job saw one epsilon, so a metric
     no plot names got a table of one mean per dataset; the union draws it against epsilon."""
-    from experiments.hydra_support import union_specs
-    from experiments.spec import resolve_experiment
-    from experiments.tests.conftest import toy_experiment
+    from privpub.experiments.hydra_support import union_specs
+    from privpub.experiments.spec import resolve_experiment
+    from privpub.experiments.tests.conftest import toy_experiment
 
     outcomes = []
     for eps in (0.5, 2):

@@ -7,19 +7,19 @@ import pandas as pd
 import pytest
 import yaml
 
-from experiments import leaderboard
-from experiments.console import main
-from experiments.leaderboard import (
+from privpub.errors import ConfigError
+from privpub.experiments import leaderboard
+from privpub.experiments.console import main
+from privpub.experiments.leaderboard import (
     STORE_PREFIX,
     compile_task,
     load_task,
     qualifying,
     task_names,
 )
-from experiments.runner import run_experiment, store_dir
-from experiments.spec import resolve_experiment
-from experiments.store import ResultStore
-from privpub.errors import ConfigError
+from privpub.experiments.runner import run_experiment, store_dir
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.store import ResultStore
 from privpub.registry import import_plugins, mechanisms
 
 #: A plug-in written to a file outside the checkout: a node-DP degree sequence (Laplace on

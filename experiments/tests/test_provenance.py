@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from experiments import provenance
+from privpub.experiments import provenance
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.runner import run_experiment
-from experiments.spec import resolve_experiment
-from experiments.store import ResultStore
-from experiments.tests.conftest import TOY, toy_experiment
+from privpub.experiments.runner import run_experiment
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.store import ResultStore
+from privpub.experiments.tests.conftest import TOY, toy_experiment
 
 VOLATILE = ["seconds", "task_seconds", "cpu_seconds", "peak_mb", "written_at", "code_version"]
 
@@ -43,7 +43,7 @@ def test_different_seed_different_numbers(tmp_path):
 
 
 def test_resume_after_interrupt_computes_only_missing(tmp_path):
-    from experiments.tests.toy_plugins import INTERRUPT
+    from privpub.experiments.tests.toy_plugins import INTERRUPT
 
     exp = toy_experiment(mechanisms=[{"name": "toy_drop", "params": {"interrupt_at": 4}}])
     spec = resolve_experiment(exp, scale="paper")
@@ -76,7 +76,7 @@ def test_another_seed_is_computed_not_reused(tmp_path):
 
 def test_skip_reasons_that_differ_only_in_numbers_are_one_line():
     """Ten skips of one cell at several epsilons read as one line with the range."""
-    from experiments.runner import RunSummary
+    from privpub.experiments.runner import RunSummary
 
     summary = RunSummary("e", "paper", Path("store"), n_tasks=13)
     summary.skip_reasons = {
@@ -157,7 +157,7 @@ def test_editing_a_mechanism_recomputes_its_cells(tmp_path, monkeypatch):
 
 
 def test_relabelling_reuses_rows_and_applies_the_new_label(tmp_path):
-    from experiments.figures import draw_experiment
+    from privpub.experiments.figures import draw_experiment
 
     exp = toy_experiment(mechanisms=[{"name": "toy_drop", "label": "old name"}], repetitions=1)
     spec = resolve_experiment(exp, scale="paper")
@@ -224,7 +224,7 @@ def test_dask_executor_matches_loky(tmp_path):
 def test_noise_free_twins_run_the_same_code_with_zero_noise(tmp_path):
     """Each DP series gets a twin at its largest epsilon with every noise primitive drawing
     zero: stored as not private, never drawn as a series, summarised beside the noisy one."""
-    from experiments.figures import draw_experiment
+    from privpub.experiments.figures import draw_experiment
 
     spec = resolve_experiment(toy_experiment(repetitions=2, noise_free=True), scale="paper")
     twins = [c for c in spec.cells if c.noise_free]
@@ -326,7 +326,7 @@ def test_dask_executor_against_a_scheduler_address(tmp_path):
 
 def _run_in_process(args):
     results_dir, order = args
-    from experiments.tests.conftest import toy_experiment as make
+    from privpub.experiments.tests.conftest import toy_experiment as make
     from privpub.registry import load_plugins
 
     load_plugins([TOY])
@@ -352,8 +352,8 @@ def test_processes_writing_one_store_at_once_lose_and_duplicate_nothing(tmp_path
 def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_path):
     """The same task measured by two experiments with different metrics: the mechanism runs
     once; the second reads the release and computes only its own metrics."""
-    import experiments.task as task
-    from experiments.tests.toy_plugins import CALLS
+    import privpub.experiments.task as task
+    from privpub.experiments.tests.toy_plugins import CALLS
 
     old = task.RELEASE_CACHE_SECONDS
     task.RELEASE_CACHE_SECONDS = 0.0  # keep every release, however fast

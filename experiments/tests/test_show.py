@@ -7,10 +7,10 @@ import json
 import pytest
 import yaml
 
-from experiments import show
-from experiments.catalog import PROJECT_ROOT
-from experiments.console import main
-from experiments.spec import resolve_experiment
+from privpub.experiments import show
+from privpub.experiments.catalog import PROJECT_ROOT
+from privpub.experiments.console import main
+from privpub.experiments.spec import resolve_experiment
 from privpub.registry import get_mechanism, get_metric
 
 CONF = PROJECT_ROOT / "conf"

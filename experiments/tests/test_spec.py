@@ -2,9 +2,9 @@
 
 import pytest
 
-from experiments.spec import resolve_experiment
-from experiments.tests.conftest import toy_experiment
 from privpub.errors import ConfigError, UnknownNameError
+from privpub.experiments.spec import resolve_experiment
+from privpub.experiments.tests.conftest import toy_experiment
 
 
 def test_grid_expansion_counts_and_parameters():
@@ -235,7 +235,7 @@ def test_every_metric_gets_a_figure():
 def test_spec_round_trips_through_json():
     import json
 
-    from experiments.spec import ExperimentSpec
+    from privpub.experiments.spec import ExperimentSpec
 
     spec = resolve_experiment(toy_experiment(), scale="paper")
     back = ExperimentSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
@@ -255,8 +255,8 @@ def test_k_is_the_anonymity_parameter_only_for_k_anonymous_mechanisms():
 def test_a_baseline_that_draws_another_mechanisms_streams_keeps_its_own_cells():
     # epasto2022's non-smooth baseline post-processes the smooth algorithm's clusters: it
     # draws the smooth mechanism's seeds, but it is a cell of its own in the store
-    import baselines.suppression_k_anonymity  # noqa: F401  (registers both mechanisms)
-    from experiments.seeding import task_seeds
+    import privpub.baselines.suppression_k_anonymity  # noqa: F401  (registers both mechanisms)
+    from privpub.experiments.seeding import task_seeds
     from privpub.registry import get_mechanism
 
     spec = resolve_experiment({

@@ -1,7 +1,7 @@
 import math
 
-from experiments.seeding import canonical, seed_sequence, stable_hash
-from experiments.store import ResultStore
+from privpub.experiments.seeding import canonical, seed_sequence, stable_hash
+from privpub.experiments.store import ResultStore
 
 
 def _row(cell, rep, metric, value, status="ok", t=0.0, seed=0, code="c1", **extra):
@@ -57,9 +57,10 @@ def test_tasks_are_keyed_by_base_seed_and_skips_count_as_done(tmp_path):
 
 def test_code_fingerprints_are_remembered(tmp_path):
     store = ResultStore(tmp_path)
-    store.record_code({"c1": {"mechanisms.a": "x"}})
-    store.record_code({"c2": {"mechanisms.a": "y"}})
-    assert store.code_modules() == {"c1": {"mechanisms.a": "x"}, "c2": {"mechanisms.a": "y"}}
+    store.record_code({"c1": {"privpub.mechanisms.a": "x"}})
+    store.record_code({"c2": {"privpub.mechanisms.a": "y"}})
+    assert store.code_modules() == {"c1": {"privpub.mechanisms.a": "x"},
+                                    "c2": {"privpub.mechanisms.a": "y"}}
 
 
 def test_stores_written_before_base_seed_existed_still_load(tmp_path):

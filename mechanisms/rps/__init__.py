@@ -2,15 +2,15 @@
 
 Parts (each uses the others' public names only):
 
-- :mod:`~mechanisms.rps.framework`: Algorithm 1, :func:`rps`, the tree and its nodes;
-- :mod:`~mechanisms.rps.budget`: a path's budget (Sec 3.2) and the ledger record;
-- :mod:`~mechanisms.rps.quality`: the exponential mechanism's quality functions, Eq (2)-(4);
-- :mod:`~mechanisms.rps.partition`: box regions, their balanced partition, points in a box;
-- :mod:`~mechanisms.rps.checks`: parameter checks;
-- :mod:`~mechanisms.rps.table`: ``rps_table``, synthetic tables under record-DP (Sec 4);
-- :mod:`~mechanisms.rps.degree`: ``rps_degree_sequence`` / ``rps_degree_histogram``,
+- :mod:`~privpub.mechanisms.rps.framework`: Algorithm 1, :func:`rps`, the tree and its nodes;
+- :mod:`~privpub.mechanisms.rps.budget`: a path's budget (Sec 3.2) and the ledger record;
+- :mod:`~privpub.mechanisms.rps.quality`: the exponential mechanism's quality functions, Eq (2)-(4);
+- :mod:`~privpub.mechanisms.rps.partition`: box regions, their balanced partition, points in a box;
+- :mod:`~privpub.mechanisms.rps.checks`: parameter checks;
+- :mod:`~privpub.mechanisms.rps.table`: ``rps_table``, synthetic tables under record-DP (Sec 4);
+- :mod:`~privpub.mechanisms.rps.degree`: ``rps_degree_sequence`` / ``rps_degree_histogram``,
   node-DP degree sequences (Sec 5);
-- :mod:`~mechanisms.rps.removal_only`: ``rps_degree_sequence_removal_only``, the paper's
+- :mod:`~privpub.mechanisms.rps.removal_only`: ``rps_degree_sequence_removal_only``, the paper's
   sensitivity reading (not private).
 
 The framework's names are importable from here; the mechanisms register themselves when
@@ -18,8 +18,8 @@ their module is imported (the registry finds them). Rationale: docs/design.md,
 "qardaji2012: RPS".
 """
 
-from mechanisms.rps.budget import PathBudget
-from mechanisms.rps.framework import (
+from privpub.mechanisms.rps.budget import PathBudget
+from privpub.mechanisms.rps.framework import (
     DEFAULT_MAX_NODES,
     Leaf,
     Node,
@@ -28,7 +28,7 @@ from mechanisms.rps.framework import (
     Split,
     rps,
 )
-from mechanisms.rps.partition import (
+from privpub.mechanisms.rps.partition import (
     ATTRIBUTE_CHOICES,
     PARTITIONS,
     SUMMARIES,
@@ -39,7 +39,7 @@ from mechanisms.rps.partition import (
     cut_probabilities,
     sample_in_box,
 )
-from mechanisms.rps.quality import (
+from privpub.mechanisms.rps.quality import (
     ClassBalance,
     CountBalance,
     DegreeBalance,

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mechanisms.rps.checks import check_real, check_share
 from privpub.errors import PrivpubError
 from privpub.ledger import LedgerEntry, PrivacyLedger
+from privpub.mechanisms.rps.checks import check_real, check_share
 
 if TYPE_CHECKING:
-    from mechanisms.rps.framework import RPSTree, TreeNode
+    from privpub.mechanisms.rps.framework import RPSTree, TreeNode
 
 __all__ = ["PathBudget", "LEDGER_DETAILS", "record_spends"]
 

@@ -1,6 +1,6 @@
 """Checks of RPS's parameters: one clear :class:`~privpub.errors.PrivpubError` (or
 :class:`~privpub.errors.DataError` for the input) per bad value, for every part of
-:mod:`mechanisms.rps`."""
+:mod:`privpub.mechanisms.rps`."""
 
 from __future__ import annotations
 

@@ -27,17 +27,17 @@ import math
 import numpy as np
 from numba import njit
 
-from mechanisms.rps.budget import PathBudget
-from mechanisms.rps.checks import check_graph, check_option, check_real
-from mechanisms.rps.framework import RPSTree, rps
-from mechanisms.rps.partition import BoxPartition, BoxRegion
-from mechanisms.rps.quality import (
+from privpub.errors import PrivpubError
+from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.rps.budget import PathBudget
+from privpub.mechanisms.rps.checks import check_graph, check_option, check_real
+from privpub.mechanisms.rps.framework import RPSTree, rps
+from privpub.mechanisms.rps.partition import BoxPartition, BoxRegion
+from privpub.mechanisms.rps.quality import (
     DegreeBalance,
     degree_quality_level_sensitivity,
     degree_quality_sensitivity,
 )
-from privpub.errors import PrivpubError
-from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import heavy_tailed_noise, laplace_mechanism
 from privpub.registry import NODE_DP, register_mechanism
 from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, Release
@@ -270,7 +270,7 @@ def sorted_degrees(graph: Graph, degree_bound: str) -> tuple[np.ndarray, int, np
 
 def partition_calibration(accounting: str, degree_bound: int, n_nodes: int) -> tuple[float, str]:
     """``(sensitivity, ledger label)`` of the Eq (4) partition: per region (the paper's,
-    :func:`~mechanisms.rps.quality.degree_quality_sensitivity`) or level-wide (strict)."""
+    :func:`~privpub.mechanisms.rps.quality.degree_quality_sensitivity`) or level-wide (strict)."""
     if accounting == "paper":
         return (degree_quality_sensitivity(degree_bound, n_nodes),
                 "partition: exponential mechanism, Eq (4), per-region node-DP sensitivity")

@@ -12,7 +12,7 @@ region ([QL12] Sec 3.1)::
 
 :func:`rps` runs that recursion with pluggable subroutines; every tree node spends through
 its own ledger holding what its path has left, so no root-to-leaf path overspends
-(:mod:`mechanisms.rps.budget` splits a path's budget and records the spends). Why the
+(:mod:`privpub.mechanisms.rps.budget` splits a path's budget and records the spends). Why the
 budget is split this way and why per-path accounting is DP: docs/design.md, "qardaji2012:
 RPS".
 
@@ -25,7 +25,7 @@ The framework only moves *row indices* (``node.rows``, positions in your data) a
   look at the data: it decides the free "region too narrow" stop) and
   ``__call__(node, *, epsilon, rng, ledger) -> Split`` (spend ``epsilon`` through
   ``ledger`` if ``spends``; return the two children's rows and regions), e.g.
-  :class:`mechanisms.rps.partition.BoxPartition`.
+  :class:`privpub.mechanisms.rps.partition.BoxPartition`.
 - ``summarize(node, *, epsilon, rng, ledger)`` returns anything (the leaf's summary) and
   may spend up to ``epsilon`` (all the path has left).
 - ``stopping`` (optional, beyond max depth and narrow regions) has ``spends`` and
@@ -83,10 +83,10 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms.rps.budget import LEDGER_DETAILS, PathBudget, record_spends
-from mechanisms.rps.checks import check_option, check_real
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import LedgerEntry, PrivacyLedger, ensure_ledger
+from privpub.mechanisms.rps.budget import LEDGER_DETAILS, PathBudget, record_spends
+from privpub.mechanisms.rps.checks import check_option, check_real
 from privpub.noise import is_noise_off, laplace_mechanism
 from privpub.validation import check_depth, check_epsilon, check_rng
 
@@ -268,7 +268,7 @@ def rps(
     budget : PathBudget, optional
         Default ``PathBudget()`` (half for the leaves, Sec 3.2).
     ledger_detail : {"profile", "full"}
-        Compact record or the whole tree (:func:`mechanisms.rps.budget.record_spends`).
+        Compact record or the whole tree (:func:`privpub.mechanisms.rps.budget.record_spends`).
     max_nodes : int
         Refuse to build a larger tree.
 

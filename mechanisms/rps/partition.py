@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.rps.checks import check_option
-from mechanisms.rps.framework import Node, Split
-from mechanisms.rps.quality import CountBalance
 from privpub.errors import PrivpubError
+from privpub.mechanisms.rps.checks import check_option
+from privpub.mechanisms.rps.framework import Node, Split
+from privpub.mechanisms.rps.quality import CountBalance
 from privpub.noise import (
     exponential_mechanism,
     exponential_mechanism_probabilities,

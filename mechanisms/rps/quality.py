@@ -81,7 +81,7 @@ def degree_quality_level_sensitivity(degree_bound: int, n_nodes: int) -> float:
     it leaves and the one it enters), changing ``2 min(r1, r2)`` of each by at most 2.
     Calibrating every region's exponential mechanism of one level to this bound makes the
     whole level cost its budget once under node neighbours (used by ``accounting="strict"``
-    in :mod:`mechanisms.rps.degree`).
+    in :mod:`privpub.mechanisms.rps.degree`).
     """
     return 4.0 * (degree_bound + 1) / (4.0 * n_nodes + 2.0)
 

@@ -6,8 +6,8 @@ Hence, in addition to the removed node, only the nodes with degrees at the regio
 boundaries will affect the count." Read literally (removal only, nodes *in* the region),
 the local sensitivity of a leaf count ``c`` of ``R = [a, b]`` is 0 if ``c = 0`` and else
 ``1 + h_a`` (``h_a`` nodes of degree ``a >= 1``), smoothed over distances ``t`` with the
-window counts of :mod:`mechanisms.rps.degree`; everything else is
-:func:`mechanisms.rps.degree.rps_degree_sequence` with ``accounting="paper"``.
+window counts of :mod:`privpub.mechanisms.rps.degree`; everything else is
+:func:`privpub.mechanisms.rps.degree.rps_degree_sequence` with ``accounting="paper"``.
 
 An empty region gets no noise, so its exact 0 is released and reveals that it is empty:
 the reading is registered with privacy ``none`` and a caveat, and drawn beside the node-DP
@@ -28,9 +28,10 @@ import math
 import numpy as np
 from numba import njit
 
-from mechanisms.rps.budget import PathBudget
-from mechanisms.rps.checks import check_graph, check_option, check_real
-from mechanisms.rps.degree import (
+from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.rps.budget import PathBudget
+from privpub.mechanisms.rps.checks import check_graph, check_option, check_real
+from privpub.mechanisms.rps.degree import (
     DEGREE_BOUNDS,
     degree_prefix,
     degree_tree,
@@ -38,8 +39,7 @@ from mechanisms.rps.degree import (
     sorted_degrees,
     window_count,
 )
-from mechanisms.rps.quality import degree_quality_sensitivity
-from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.rps.quality import degree_quality_sensitivity
 from privpub.noise import heavy_tailed_noise
 from privpub.registry import NO_PRIVACY, register_mechanism
 from privpub.types import DegreeSequence, Graph, Kind, Release
@@ -151,7 +151,7 @@ def rps_degree_sequence_removal_only(
     """RPS degree sequence with the paper's removal-only leaf sensitivity ([QL12] Sec 5.1
     as written; NOT private, see the module docstring).
 
-    Everything else is :func:`mechanisms.rps.degree.rps_degree_sequence` with
+    Everything else is :func:`privpub.mechanisms.rps.degree.rps_degree_sequence` with
     ``accounting="paper"``: Eq (4) partitions with the per-region sensitivity, depth 15,
     ``split`` of the budget for the leaves, heavy-tailed noise with ``gamma``, lower-bound
     summaries, ``n`` degrees allocated over the noisy counts.

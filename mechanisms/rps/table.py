@@ -9,8 +9,8 @@ order of their domain, drawn from ``rng`` (data-independent: "generate a random 
 otherwise"). The class attribute, if any, is not an axis: it is summarised per leaf by a
 noisy majority vote (Sec 4.2) and, with ``quality="class"``, steers the partition (Eq 3).
 
-The tree is :func:`mechanisms.rps.framework.rps` with
-:class:`mechanisms.rps.partition.BoxPartition`, the stopping conditions of Sec 3.2 (maximum
+The tree is :func:`privpub.mechanisms.rps.framework.rps` with
+:class:`privpub.mechanisms.rps.partition.BoxPartition`, the stopping conditions of Sec 3.2 (maximum
 depth, region too narrow to split, optionally a noisy count at most ``stop_count``) and
 :class:`TableLeafSummary`. The budget per path and why the release is epsilon-DP:
 docs/design.md, "qardaji2012: RPS".
@@ -30,10 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mechanisms.rps.budget import PathBudget
-from mechanisms.rps.checks import check_option, check_real
-from mechanisms.rps.framework import NoisyCountStop, RPSTree, rps
-from mechanisms.rps.partition import (
+from privpub.errors import DataError, PrivpubError
+from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.rps.budget import PathBudget
+from privpub.mechanisms.rps.checks import check_option, check_real
+from privpub.mechanisms.rps.framework import NoisyCountStop, RPSTree, rps
+from privpub.mechanisms.rps.partition import (
     ATTRIBUTE_CHOICES,
     PARTITIONS,
     SUMMARIES,
@@ -41,9 +43,7 @@ from mechanisms.rps.partition import (
     BoxRegion,
     sample_in_box,
 )
-from mechanisms.rps.quality import ClassBalance, CountBalance
-from privpub.errors import DataError, PrivpubError
-from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.mechanisms.rps.quality import ClassBalance, CountBalance
 from privpub.noise import laplace_mechanism
 from privpub.registry import RECORD_DP, register_mechanism
 from privpub.types import Kind, Release, Table
@@ -263,12 +263,12 @@ def rps_table(table: Table, *, epsilon: float, depth: int = 10,
         a uniformly random attribute first, then the cut (Sec 4.2, Fig 3).
     quality : {"count", "class"}, default "count"
         Eq (2) (sensitivity 1/2) or Eq (3) (binary class attribute required; sensitivity
-        3/2, derived, see :func:`mechanisms.rps.quality.quality_class`).
+        3/2, derived, see :func:`privpub.mechanisms.rps.quality.quality_class`).
     summary : {"uniform", "midpoint", "lower"}, default "uniform"
         Where each generated tuple lies in its leaf region (Sec 3.2;
-        :func:`mechanisms.rps.partition.sample_in_box`).
+        :func:`privpub.mechanisms.rps.partition.sample_in_box`).
     split, stop_share, level_ratio : float, defaults 0.5, 0.5, 1.0
-        The budget of a path (:class:`mechanisms.rps.budget.PathBudget`): ``split`` of
+        The budget of a path (:class:`privpub.mechanisms.rps.budget.PathBudget`): ``split`` of
         epsilon for the leaf summaries (Sec 3.2: half), ``stop_share`` of each level's part
         for the noisy-count check when ``stop_count`` is set, levels weighted by
         ``level_ratio ** i`` (1: equal parts; < 1 front-loads the shallow levels, the

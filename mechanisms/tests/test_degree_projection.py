@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from mechanisms.degree_projection import (
+from privpub.errors import DataError, PrivpubError
+from privpub.mechanisms.degree_projection import (
     _all_theta_kernel,
     all_theta_histograms,
     cumhist_sensitivity,
@@ -22,8 +23,7 @@ from mechanisms.degree_projection import (
     projection_edge_addition,
     projection_profile,
 )
-from mechanisms.theta_histogram import _candidates, _deviation_loss
-from privpub.errors import DataError, PrivpubError
+from privpub.mechanisms.theta_histogram import _candidates, _deviation_loss
 from privpub.registry import NO_PRIVACY, get_mechanism
 from privpub.testing import all_graphs
 from privpub.types import DegreeHistogram, Graph, Release
@@ -378,8 +378,8 @@ def test_registered_projection_release():
 @pytest.mark.data
 def test_table2_facebook_values():
     """day2016 Table 2, Facebook: our reading of "after removing the bin of theta"."""
-    from metrics.distributions import l1_counts
     from privpub.data import load_dataset
+    from privpub.metrics.distributions import l1_counts
 
     try:
         g = load_dataset("facebook", data_dir=DATA, lcc=True)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms.degree_tail import MIN_TAIL_COUNT, TAILS, check_tail, postprocess_tail, tail_code
 from privpub.errors import PrivpubError
+from privpub.mechanisms.degree_tail import (
+    MIN_TAIL_COUNT,
+    TAILS,
+    check_tail,
+    postprocess_tail,
+    tail_code,
+)
 
 
 def _hist(theta, head, budget):

@@ -10,8 +10,19 @@ import pandas as pd
 import pytest
 from scipy.special import xlogy
 
-from mechanisms import diffpid3 as dp3
-from mechanisms.diffpid3 import (
+from privpub.algorithms.dampening import (
+    dampen,
+    dampening_penalty,
+    local_dampening,
+    local_dampening_probabilities,
+    shifted_local_dampening,
+    shifted_local_dampening_scores,
+)
+from privpub.algorithms.encoding import EncodedTable, TableEncoder, domain_codes
+from privpub.errors import PrivpubError
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms import diffpid3 as dp3
+from privpub.mechanisms.diffpid3 import (
     diffpid3,
     f_add,
     gini_element_sensitivity,
@@ -25,17 +36,6 @@ from mechanisms.diffpid3 import (
     local_diffpid3,
     shifted_local_diffpid3,
 )
-from privpub.dampening import (
-    dampen,
-    dampening_penalty,
-    local_dampening,
-    local_dampening_probabilities,
-    shifted_local_dampening,
-    shifted_local_dampening_scores,
-)
-from privpub.encoding import EncodedTable, TableEncoder, domain_codes
-from privpub.errors import PrivpubError
-from privpub.ledger import PrivacyLedger
 from privpub.noise import exponential_mechanism, laplace_mechanism, noise_off
 from privpub.registry import RECORD_DP, get_mechanism
 from privpub.types import Attribute, Kind, Schema, Table
@@ -339,7 +339,7 @@ def test_bad_tables():
 
 # --------------------------------------------------------------------------- the reference
 # The split choice as it was before it was compiled (numpy on one contingency table at a
-# time, privpub.dampening.dampen on a delta callable, a per-node ledger): the compiled
+# time, privpub.algorithms.dampening.dampen on a delta callable, a per-node ledger): the compiled
 # kernels must give the same bits, hence the same random draws, trees and ledgers.
 def ref_xlogx(size):
     k = np.arange(size, dtype=np.float64)

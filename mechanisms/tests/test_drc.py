@@ -3,7 +3,11 @@
 import numpy as np
 import pytest
 
-from mechanisms.drc import (
+from privpub.algorithms.dk import joint_degree
+from privpub.data import load_dataset
+from privpub.errors import NotApplicableError, PrivpubError
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.drc import (
     drc,
     drc_honest,
     drc_scales,
@@ -11,10 +15,6 @@ from mechanisms.drc import (
     ldrc,
     ldrc_true_count_order,
 )
-from privpub.data import load_dataset
-from privpub.dk import joint_degree
-from privpub.errors import NotApplicableError, PrivpubError
-from privpub.ledger import PrivacyLedger
 from privpub.registry import get_mechanism
 from privpub.testing import empirical_privacy_check
 from privpub.types import Graph, JointDegree

@@ -4,21 +4,21 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from mechanisms.priv_topk import (
+from privpub.algorithms.centrality import ebc_ranking
+from privpub.algorithms.dampening import local_dampening_probabilities
+from privpub.algorithms.tests.test_centrality import FIG1B, IX, NAMES, graph_of
+from privpub.errors import NotApplicableError, PrivpubError
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.priv_topk import (
     global_priv_topk,
     local_priv_topk,
     priv_topk,
     priv_topk_scores,
     shifted_local_priv_topk,
 )
-from metrics.ranking import topk_overlap
-from privpub.centrality import ebc_ranking
-from privpub.dampening import local_dampening_probabilities
-from privpub.errors import NotApplicableError, PrivpubError
-from privpub.ledger import PrivacyLedger
+from privpub.metrics.ranking import topk_overlap
 from privpub.registry import EDGE_DP, get_mechanism
 from privpub.testing import empirical_privacy_check
-from privpub.tests.test_centrality import FIG1B, IX, NAMES, graph_of
 from privpub.types import Graph, Kind, Ranking, Release
 
 MECHS = {"global": global_priv_topk, "local": local_priv_topk, "shifted": shifted_local_priv_topk}

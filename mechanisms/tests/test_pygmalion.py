@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from mechanisms.pygmalion import pygmalion
+from privpub.algorithms.dk import joint_degree
 from privpub.data import load_dataset
-from privpub.dk import joint_degree
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.pygmalion import pygmalion
 from privpub.registry import get_mechanism
 from privpub.types import Graph, JointDegree, Release
 
@@ -69,7 +69,7 @@ def test_graph_step_reads_only_the_noisy_release(method, karate, monkeypatch):
     the synthetic graph must not depend on the original graph. Two different graphs whose
     (patched) noisy releases are the same series must give the same graph, equal to
     ``synthesize`` of that series alone."""
-    import mechanisms.pygmalion as pyg
+    import privpub.mechanisms.pygmalion as pyg
 
     jd = joint_degree(karate)
     noisy = JointDegree(jd.low, jd.high, jd.counts + rng(12).laplace(0, 3, jd.size))

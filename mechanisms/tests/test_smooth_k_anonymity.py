@@ -1,6 +1,6 @@
 """Smooth k-anonymity (epasto2022 Sec 5.3 + Appendix D): every output is checked against
 the definition by an independent dense brute force (the clustering's steps against their
-readings: privpub/tests/test_clustering.py)."""
+readings: privpub/algorithms/tests/test_clustering.py)."""
 
 import itertools
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mechanisms.smooth_k_anonymity import smooth_k_anonymity
-from privpub.clustering import lsh_chunks
+from privpub.algorithms.clustering import lsh_chunks
 from privpub.data.synthetic import bipartite_sbm
 from privpub.errors import DataError, NotApplicableError, PrivpubError
+from privpub.mechanisms.smooth_k_anonymity import smooth_k_anonymity
 from privpub.testing import random_binary_matrix
 from privpub.types import KAnonymousMatrix
 from privpub.verify import verify_release
@@ -104,7 +104,7 @@ def test_release_is_the_same_with_the_cache_on_or_off(tmp_path, monkeypatch):
 
 
 def test_same_seed_same_release_and_nonsmooth_shares_the_clusters():
-    from baselines.suppression_k_anonymity import nonsmooth_k_anonymity
+    from privpub.baselines.suppression_k_anonymity import nonsmooth_k_anonymity
 
     x = random_binary_matrix(np.random.default_rng(0), 120, 25, 0.2, n_copies=20)
     a = smooth_k_anonymity(x, k=5, rng=np.random.default_rng(7))

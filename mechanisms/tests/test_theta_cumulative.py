@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import theta_cumulative as tc
-from mechanisms.degree_projection import all_theta_histograms, projection_profile
-from mechanisms.tests.test_degree_projection import random_graph, sweep_all_graphs
-from metrics.distributions import l1
 from privpub.errors import DataError, PrivpubError
 from privpub.isotonic import isotonic_regression
 from privpub.ledger import PrivacyLedger
+from privpub.mechanisms import theta_cumulative as tc
+from privpub.mechanisms.degree_projection import all_theta_histograms, projection_profile
+from privpub.mechanisms.tests.test_degree_projection import random_graph, sweep_all_graphs
+from privpub.metrics.distributions import l1
 from privpub.noise import laplace_noise
 from privpub.registry import NO_PRIVACY, NODE_DP, get_mechanism
 from privpub.testing import empirical_privacy_check

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mechanisms import theta_histogram as th
-from mechanisms.degree_projection import all_theta_histograms, projection_profile
-from mechanisms.tests.test_degree_projection import random_graph, sweep_all_graphs
-from metrics.distributions import l1
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger
+from privpub.mechanisms import theta_histogram as th
+from privpub.mechanisms.degree_projection import all_theta_histograms, projection_profile
+from privpub.mechanisms.tests.test_degree_projection import random_graph, sweep_all_graphs
+from privpub.metrics.distributions import l1
 from privpub.noise import laplace_noise
 from privpub.registry import NO_PRIVACY, NODE_DP, get_mechanism
 from privpub.testing import empirical_privacy_check

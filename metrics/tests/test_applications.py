@@ -4,7 +4,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from metrics.applications import (
+from privpub.data import load_dataset
+from privpub.errors import PrivpubError
+from privpub.metrics.applications import (
     RE_COMPROMISED,
     SEEDS,
     degree_discount_seeds,
@@ -15,8 +17,6 @@ from metrics.applications import (
     reliable_email_curve,
     spread,
 )
-from privpub.data import load_dataset
-from privpub.errors import PrivpubError
 from privpub.types import DegreeHistogram, Graph
 
 
@@ -89,7 +89,7 @@ def test_influence_curves_grow_with_seeds():
 
 
 def test_deviation_metrics():
-    from metrics.applications import (
+    from privpub.metrics.applications import (
         influence_deviation_ic,
         influence_deviation_lt,
         influence_deviation_wc,
@@ -112,7 +112,7 @@ def test_deviation_metrics():
 def test_a_deviation_compares_the_curve_its_metric_stores_and_computes_it_once(
         monkeypatch, curve_name, gap_name, keep):
     """sala2011 Figs. 8-9 store a curve and its gap to the truth's: one stream, one run."""
-    import metrics.applications as app
+    import privpub.metrics.applications as app
     from privpub.registry import get_metric
 
     curve_metric, gap_metric = get_metric(curve_name), get_metric(gap_name)

@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics.classification import (
+from privpub.errors import PrivpubError
+from privpub.metrics.classification import (
     CLASSIFIERS,
     _MixedNB,
     accuracy_cv,
@@ -14,7 +15,6 @@ from metrics.classification import (
     accuracy_transfer_mlp,
     encode_table,
 )
-from privpub.errors import PrivpubError
 from privpub.types import Attribute, Schema, Table
 
 SCHEMA = Schema(
@@ -217,7 +217,7 @@ def test_majority_vote_accuracy_is_the_majority_share_on_adult_like_data():
     import numpy as np
     import pandas as pd
 
-    from metrics.classification import accuracy_cv_majority
+    from privpub.metrics.classification import accuracy_cv_majority
     from privpub.types import Attribute, Schema, Table
 
     rng = np.random.default_rng(0)

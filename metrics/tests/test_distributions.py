@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 import scipy.stats as st
 
-from metrics.distributions import (
+from privpub.errors import PrivpubError
+from privpub.metrics.distributions import (
     emd,
     emd_p2,
     histogram_distribution,
@@ -20,7 +21,6 @@ from metrics.distributions import (
     wasserstein_histograms,
     wasserstein_samples,
 )
-from privpub.errors import PrivpubError
 from privpub.types import Attribute, DegreeHistogram, DegreeSequence, Graph, Schema, Table
 
 

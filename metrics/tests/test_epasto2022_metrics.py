@@ -6,11 +6,11 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import expit
 
-from baselines.randomized_response import randomized_response_edge
-from metrics.binary_classification import accuracy_mlp_binary
-from metrics.sets import created_fraction, jaccard, suppressed_fraction
-from privpub.binary import cluster_release
+from privpub.algorithms.binary import cluster_release
+from privpub.baselines.randomized_response import randomized_response_edge
 from privpub.errors import PrivpubError
+from privpub.metrics.binary_classification import accuracy_mlp_binary
+from privpub.metrics.sets import created_fraction, jaccard, suppressed_fraction
 from privpub.types import LabelledMatrix
 
 X = np.array([
@@ -90,8 +90,13 @@ def test_classifier_needs_a_labelled_truth_of_the_same_shape():
 
 
 def test_matrix_stats_and_original_matrix():
-    from baselines.original_matrix import original_matrix
-    from metrics.matrix_stats import matrix_columns, matrix_density, matrix_entries, matrix_rows
+    from privpub.baselines.original_matrix import original_matrix
+    from privpub.metrics.matrix_stats import (
+        matrix_columns,
+        matrix_density,
+        matrix_entries,
+        matrix_rows,
+    )
 
     out = original_matrix(X)
     assert (matrix_rows(X, out), matrix_columns(X, out), matrix_entries(X, out)) == (6, 4, 12)
@@ -101,7 +106,7 @@ def test_matrix_stats_and_original_matrix():
 
 @pytest.mark.parametrize("eps", [1.0, 3.0, 6.0])
 def test_rr_edge_epsilon_recovers_the_epsilon_of_a_randomized_response_release(eps):
-    from metrics.dp_equivalence import rr_edge_epsilon
+    from privpub.metrics.dp_equivalence import rr_edge_epsilon
 
     rng = np.random.default_rng(1)
     x = sp.random_array((300, 300), density=0.05, rng=rng, format="csr")

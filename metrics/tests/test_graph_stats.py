@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from metrics.graph_stats import avg_degree, edges, max_degree, nodes
 from privpub.errors import PrivpubError
+from privpub.metrics.graph_stats import avg_degree, edges, max_degree, nodes
 from privpub.types import DegreeHistogram, DegreeSequence, Graph
 
 

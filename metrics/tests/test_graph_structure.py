@@ -6,7 +6,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from metrics.graph_structure import (
+from privpub.algorithms.dk import joint_degree
+from privpub.data import load_dataset
+from privpub.errors import PrivpubError
+from privpub.metrics.graph_structure import (
     assortativity,
     assortativity_error,
     average_path_length,
@@ -25,9 +28,6 @@ from metrics.graph_structure import (
     path_statistics,
     radius,
 )
-from privpub.data import load_dataset
-from privpub.dk import joint_degree
-from privpub.errors import PrivpubError
 from privpub.types import DegreeHistogram, Graph, JointDegree
 
 
@@ -161,7 +161,7 @@ def test_path_metrics_agree_whichever_runs_first():
 def test_one_graph_scored_in_two_repetitions_gets_each_its_own_sample():
     """The original graph is one object across a worker's tasks: repetition 1 must not read
     repetition 0's sampled BFS (it did, so the Original's APL depended on scheduling)."""
-    from metrics.graph_structure import average_path_length
+    from privpub.metrics.graph_structure import average_path_length
 
     truth = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(0))
     shared = load_dataset("chung_lu", n=3500, rng=np.random.default_rng(1))

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mechanisms.diffpid3 import diffpid3
-from metrics.learners import accuracy_cv_learner, accuracy_in_sample
 from privpub.errors import PrivpubError
+from privpub.mechanisms.diffpid3 import diffpid3
+from privpub.metrics.learners import accuracy_cv_learner, accuracy_in_sample
 from privpub.registry import get_metric
 from privpub.types import Attribute, Kind, Schema, Table
 

@@ -1,4 +1,4 @@
-"""metrics.mlp (the compiled MLPClassifier behind accuracy_mlp_binary) against scikit-learn.
+"""privpub.metrics.mlp (the compiled MLPClassifier behind accuracy_mlp_binary) against scikit-learn.
 
 Same seed, same input: scikit-learn's ``MLPClassifier(hidden_layer_sizes=(10,),
 activation="relu", random_state=seed)`` on the same float64 CSR matrix. Only three BLAS sums
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from metrics.binary_classification import accuracy_mlp_binary
-from metrics.mlp import MLPBinary, fit_mlp_binary
 from privpub.errors import DataError, PrivpubError
+from privpub.metrics.binary_classification import accuracy_mlp_binary
+from privpub.metrics.mlp import MLPBinary, fit_mlp_binary
 from privpub.types import LabelledMatrix
 
 sklearn_nn = pytest.importorskip("sklearn.neural_network")

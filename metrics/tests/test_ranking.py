@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from metrics.ranking import topk_overlap
 from privpub.errors import PrivpubError
+from privpub.metrics.ranking import topk_overlap
 from privpub.types import Ranking
 
 

@@ -44,7 +44,7 @@ def test_registered(name):
 
 def test_no_unexpected_metric_from_this_package():
     modules = {
-        f"metrics.{m}"
+        f"privpub.metrics.{m}"
         for m in ("distributions", "sets", "ranking", "classification", "graph_stats")
     }
     ours = {n for n, m in metrics().items() if m.func.__module__ in modules}

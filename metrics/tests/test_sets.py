@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from metrics.sets import created_fraction, jaccard, set_sizes, suppressed_fraction
 from privpub.errors import PrivpubError
+from privpub.metrics.sets import created_fraction, jaccard, set_sizes, suppressed_fraction
 from privpub.types import Graph
 
 T = np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]])  # 5 entries

@@ -1,8 +1,8 @@
 """Leaderboard pages and CSV from the tasks' result stores (``privpub leaderboard``).
 
 :func:`write_leaderboard` writes ``<dir>/index.html``, one ``<task>.html`` per task and
-``leaderboard.csv``; the numbers come from :mod:`plots.leaderboard.ranking`, the HTML from
-:mod:`plots.leaderboard.page`. Plots read the store and plain task descriptions, never
+``leaderboard.csv``; the numbers come from :mod:`privpub.plots.leaderboard.ranking`, the HTML from
+:mod:`privpub.plots.leaderboard.page`. Plots read the store and plain task descriptions, never
 :mod:`experiments`. The rules: docs/design.md ("Leaderboards").
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from plots.leaderboard.page import esc, fmt, notion_name, page, task_page
-from plots.leaderboard.ranking import (
+from privpub.plots.leaderboard.page import esc, fmt, notion_name, page, task_page
+from privpub.plots.leaderboard.ranking import (
     HINDSIGHT,
     aggregate,
     cell_stats,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from plots.leaderboard.ranking import HINDSIGHT
+from privpub.plots.leaderboard.ranking import HINDSIGHT
 
 __all__ = ["CSS", "page", "cd_svg", "fmt", "notion_name", "method_rows", "task_page"]
 

@@ -5,13 +5,14 @@
 result store or recomputing anything. The layout it reads, how table cells are flagged and
 why the report looks as it does: docs/design.md ("Report").
 
-Modules: :mod:`~plots.report.results_tree` reads the results tree (:func:`collect`),
-:mod:`~plots.report.deviation_rows` picks each paper's deviation rows,
-:mod:`~plots.report.privacy` the claimed and audited privacy,
-:mod:`~plots.report.markdown` and :mod:`~plots.report.html` render the two views
-(``report.css`` and ``report.js`` are inlined into the page), :mod:`~plots.report.text` holds
-the texts both share and :mod:`~plots.report.write` writes the files. (No module is named
-after a function it holds, so ``plots.report.collect`` is the function.)
+Modules: :mod:`~privpub.plots.report.results_tree` reads the results tree (:func:`collect`),
+:mod:`~privpub.plots.report.deviation_rows` picks each paper's deviation rows,
+:mod:`~privpub.plots.report.privacy` the claimed and audited privacy,
+:mod:`~privpub.plots.report.markdown` and :mod:`~privpub.plots.report.html` render the two views
+(``report.css`` and ``report.js`` are inlined into the page), :mod:`~privpub.plots.report.text`
+holds
+the texts both share and :mod:`~privpub.plots.report.write` writes the files. (No module is named
+after a function it holds, so ``privpub.plots.report.collect`` is the function.)
 """
 
 from .deviation_rows import Deviation, deviation_cells, deviations

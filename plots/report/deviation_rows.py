@@ -2,7 +2,7 @@
 or that states a known deviation or a paper-reading series, with our number, the paper's
 reading, the noise-free limit, the verdicts and the cause.
 
-Part of :mod:`plots.report`; the paper-reading and noise-free series are explained in
+Part of :mod:`privpub.plots.report`; the paper-reading and noise-free series are explained in
 docs/design.md and docs/claims.md.
 """
 

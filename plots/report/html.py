@@ -2,7 +2,7 @@
 data URIs, the CSS of ``report.css`` and the JavaScript of ``report.js`` inline, no external
 request), for a reader who compares the whole reproduction with the papers in a browser.
 
-Part of :mod:`plots.report`; what the report shows and why: docs/design.md ("Report").
+Part of :mod:`privpub.plots.report`; what the report shows and why: docs/design.md ("Report").
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from .text import (
 __all__ = ["FIGURE_SCALE", "render_html"]
 
 #: CSS px per PNG pixel at which the page shows a figure: its size in inches as drawn
-#: (:func:`plots.lines.save_figure` writes 150 dpi; a browser has 96 CSS px per inch), so its
+#: (:func:`privpub.plots.lines.save_figure` writes 150 dpi; a browser has 96 CSS px per inch), so
+#: its
 #: text reads as on paper; a figure wider than the page shrinks to fit; click to enlarge.
 FIGURE_SCALE = 96 / 150
 

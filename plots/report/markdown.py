@@ -1,7 +1,7 @@
 """``report.md``: the report as markdown (an overview of the claim verdicts per paper and
 scale, each paper's deviations, then one section per experiment and scale).
 
-Part of :mod:`plots.report`; what the report shows and why: docs/design.md ("Report").
+Part of :mod:`privpub.plots.report`; what the report shows and why: docs/design.md ("Report").
 """
 
 from __future__ import annotations

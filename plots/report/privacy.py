@@ -1,10 +1,10 @@
 """The report's privacy parts: claimed beside audited privacy per series (each run's
-``meta.json`` ``series_privacy``, written by the draw from :mod:`plots.audited_privacy`) and
+``meta.json`` ``series_privacy``, written by the draw from :mod:`privpub.plots.audited_privacy`) and
 the table of every stored audit (``<results>/audit/verdicts.json``,
 :func:`privpub.audit.stored.stored_audits`), in both views. A caveat-free configuration the
 audit refutes is shown as an error.
 
-Part of :mod:`plots.report`; rationale: docs/audit.md ("In the report").
+Part of :mod:`privpub.plots.report`; rationale: docs/audit.md ("In the report").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 the plots wrote (``meta.json``, figures, ``claims.json``, paper tables, notes, summary,
 variants), without reading the result store or recomputing anything.
 
-Part of :mod:`plots.report`; the layout read, and how a table cell is flagged:
+Part of :mod:`privpub.plots.report`; the layout read, and how a table cell is flagged:
 docs/design.md ("Report"). A missing or malformed file becomes a problem listed in the
 report, never an exception.
 """

@@ -2,7 +2,7 @@
 claim details and run lines printed, markdown cells and tables, links and anchors, and notes
 adapted to the report's headings and links.
 
-Part of :mod:`plots.report`; what the report shows and why: docs/design.md ("Report").
+Part of :mod:`privpub.plots.report`; what the report shows and why: docs/design.md ("Report").
 """
 
 from __future__ import annotations
@@ -189,7 +189,8 @@ def md_cell(text) -> str:
 
 
 def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
-    """Render a DataFrame (e.g. :func:`plots.lines.summary_table`) as a GitHub markdown table.
+    """Render a DataFrame (e.g. :func:`privpub.plots.lines.summary_table`) as a GitHub markdown
+    table.
 
     Index levels become the leading columns when ``index`` is True.
     """

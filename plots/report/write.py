@@ -1,7 +1,7 @@
 """Writing the report: :func:`write_report` renders ``report.md`` and ``report.html`` from the
 results tree and replaces the files atomically.
 
-Part of :mod:`plots.report`; what the report shows and why: docs/design.md ("Report").
+Part of :mod:`privpub.plots.report`; what the report shows and why: docs/design.md ("Report").
 """
 
 from __future__ import annotations

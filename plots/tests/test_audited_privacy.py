@@ -5,9 +5,9 @@ import json
 
 import pandas as pd
 
-from plots.audited_privacy import privacy_text, series_privacy
-from plots.report import write_report
-from plots.tests.test_report import write_run
+from privpub.plots.audited_privacy import privacy_text, series_privacy
+from privpub.plots.report import write_report
+from privpub.plots.tests.test_report import write_run
 
 AUDITS = [
     {"mechanism": "hay_degree_sequence", "config": {"degree_bound": "max_degree", "epsilon": 1},

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from experiments.store import ResultStore
-from plots.leaderboard import CSV_COLUMNS, leaderboard_csv, write_leaderboard
-from plots.leaderboard.ranking import (
+from privpub.experiments.store import ResultStore
+from privpub.plots.leaderboard import CSV_COLUMNS, leaderboard_csv, write_leaderboard
+from privpub.plots.leaderboard.ranking import (
     HINDSIGHT,
     aggregate,
     cell_stats,

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from matplotlib.container import ErrorbarContainer
 
-from plots.lines import aggregate, lines_figure, plot_lines, summary_table
 from privpub.errors import PrivpubError
+from privpub.plots.lines import aggregate, lines_figure, plot_lines, summary_table
 
 EPS = [0.1, 0.5, 1.0, 2.0]
 

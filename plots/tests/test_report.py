@@ -6,9 +6,9 @@ import re
 import pandas as pd
 import pytest
 
-from plots.lines import plot_lines, summary_table
-from plots.report import collect, markdown_table, write_report
 from privpub.errors import PrivpubError
+from privpub.plots.lines import plot_lines, summary_table
+from privpub.plots.report import collect, markdown_table, write_report
 
 
 def frame():
@@ -316,7 +316,7 @@ def test_markdown_table_escapes_pipes():
 def test_tables_as_plots_tables_writes_them(tmp_path):
     """The CSVs of plots.tables.paper_table: flagged beyond the default tolerance; running-time
     tables (with paper/ours) are shown but not flagged."""
-    from plots.tables import paper_table
+    from privpub.plots.tables import paper_table
 
     rows = pd.DataFrame(
         {
@@ -443,7 +443,7 @@ def test_deviations_in_html(tmp_path):
 
 
 def test_deviation_cells_without_reading_or_twins():
-    from plots.report import Deviation, Experiment, Run, deviation_cells
+    from privpub.plots.report import Deviation, Experiment, Run, deviation_cells
 
     claim = {"id": "c", "text": "t", "kind": "value", "verdict": "not held",
              "n_held": 0, "n_groups": 3, "deviation": None,
@@ -461,12 +461,12 @@ def test_page_inlines_the_packaged_css_and_js(tree):
     write_report(tree)
     page = (tree / "report.html").read_text(encoding="utf-8")
     for name, tag in (("report.css", "style"), ("report.js", "script")):
-        text = files("plots.report").joinpath(name).read_text(encoding="utf-8")
+        text = files("privpub.plots.report").joinpath(name).read_text(encoding="utf-8")
         assert text.strip() and f"<{tag}>\n{text}</{tag}>" in page
 
 
 def test_public_names_are_the_functions_not_modules():
-    import plots.report
+    from privpub.plots import report
 
-    for name in plots.report.__all__:
-        assert not isinstance(getattr(plots.report, name), type(plots.report)), name
+    for name in report.__all__:
+        assert not isinstance(getattr(report, name), type(report)), name

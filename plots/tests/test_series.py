@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from plots.lines import lines_figure, summary_table
-from plots.series import caveat_mark, legend_marks, series_styles, short_caveat
+from privpub.plots.lines import lines_figure, summary_table
+from privpub.plots.series import caveat_mark, legend_marks, series_styles, short_caveat
 
 
 def test_a_series_style_depends_on_its_name_alone():
@@ -40,7 +40,7 @@ def _cielab(rgba) -> np.ndarray:
 def test_first_sixteen_colours_are_told_apart_at_a_glance():
     """farias2021 Fig. 5 drew GlobalPrivTopk (k=20) and ShiftedLocalPrivTopk (k=5) in two
     oranges 14 apart in CIELAB (tab10's and Dark2's); 25 is the floor now."""
-    from plots.series import _palette
+    from privpub.plots.series import _palette
 
     lab = [_cielab(c) for c in _palette()[:16]]
     close = [(i, j, round(float(np.linalg.norm(lab[i] - lab[j]))))
@@ -123,7 +123,7 @@ def test_colours_in_drawn_figures_follow_the_series_name():
 
 
 def test_a_per_dataset_setting_names_the_panel_not_the_series():
-    from plots.series import add_series
+    from privpub.plots.series import add_series
 
     def row(dataset, label, **params):
         return {"dataset": dataset, "dataset_options": "{}", "label": label,
@@ -148,7 +148,7 @@ def test_a_series_tuned_in_hindsight_says_so():
     in the legend, summary.md and tables."""
     import pandas as pd
 
-    from plots.series import best_over
+    from privpub.plots.series import best_over
 
     rows = pd.DataFrame({
         "dataset": "g", "dataset_options": "{}", "label": ["T", "T", "T", "T", "F"],
@@ -164,7 +164,7 @@ def test_a_series_tuned_in_hindsight_says_so():
 def test_a_series_with_one_value_to_choose_from_is_not_tuned():
     import pandas as pd
 
-    from plots.series import best_over
+    from privpub.plots.series import best_over
 
     rows = pd.DataFrame({
         "dataset": "g", "dataset_options": "{}", "label": ["Fixed", "Fixed"],

@@ -8,8 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from plots.tables import paper_table, table_cells
 from privpub.errors import ConfigError
+from privpub.plots.tables import paper_table, table_cells
 
 
 def _frame():
@@ -94,7 +94,7 @@ def test_table_cells_are_the_numbers_of_the_table():
 
 
 def test_a_cell_that_agrees_at_the_papers_printed_precision_is_not_flagged():
-    from plots.tables import agrees_at_precision, row_precision
+    from privpub.plots.tables import agrees_at_precision, row_precision
 
     paper = {"g": {"m": [0.03, 0.3, 0.0]}}
     assert row_precision(paper, ("g", "m")) == 2

@@ -27,7 +27,7 @@ Sensitivities under edge-DP (one edge added or removed):
 - :func:`ebc_delta`, Definition 5.3: the admissible function
   ``delta(G, t, v) = max((d(v) + t)(d(v) + t - 1) / 4, d(v) + t)`` (Lemma 5.4).
 - :func:`ebc_shift_penalty`, the closed form of ``sum_t (Delta - min(delta(t), Delta))``
-  that the shifted local dampening mechanism needs (see :mod:`privpub.dampening`).
+  that the shifted local dampening mechanism needs (see :mod:`privpub.algorithms.dampening`).
 
 References
 ----------
@@ -244,7 +244,8 @@ def ebc_shift_penalty(degrees, degree_bound) -> np.ndarray:
     ``Delta = phi(D)`` (Lemma 5.2) for the public degree bound ``D``; ``delta`` reaches it at
     ``t = D - d(v)``, so ``P(v) = sum_{k = d(v)}^{D - 1} (phi(D) - phi(k))``, computed exactly
     in integers (``4 phi(k)`` is an integer). This is what the shifted local dampening
-    mechanism subtracts from EBC (:func:`privpub.dampening.shifted_local_dampening_scores`).
+    mechanism subtracts from EBC
+    (:func:`privpub.algorithms.dampening.shifted_local_dampening_scores`).
     """
     degrees = np.asarray(degrees, dtype=np.int64)
     big_d = check_nonnegative_int(degree_bound, "degree_bound")

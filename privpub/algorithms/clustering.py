@@ -28,7 +28,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from privpub.binary import check_binary_input, cluster_release
+from privpub.algorithms.binary import check_binary_input, cluster_release
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.types import Release
 from privpub.validation import check_fraction, check_k, check_positive_int, check_rng
@@ -752,7 +752,8 @@ def _clusters_unsplit(m, k, alpha, n_orders, chunk_size, n_hashes, n_jobs, rng) 
 def clustered_release(matrix, *, k, alpha, n_orders, chunk_size, n_hashes, n_jobs,
                       split_large, rng, rule: str) -> Release:
     """The rows clustered by :func:`smooth_clusters` (same parameters), each released as its
-    cluster's item set by ``rule`` (:func:`privpub.binary.cluster_release`: ``"majority"``
+    cluster's item set by ``rule`` (:func:`privpub.algorithms.binary.cluster_release`:
+    ``"majority"``
     for smooth k-anonymity, ``"intersection"`` for k-anonymity by suppression). ``info``:
     ``n_clusters``, ``facility_cost``, ``facilities_opened``, ``facilities_closed``,
     ``n_chunks``."""

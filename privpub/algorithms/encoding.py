@@ -131,7 +131,7 @@ class EncodedTable:
     """A table encoded once by ``encoder``: the code matrix ``x`` and class indices ``y``.
 
     A learner's ``refit`` and ``predict`` (DiffPID3's
-    :class:`~mechanisms.diffpid3.PrivateDecisionTree`) take it in place of a
+    :class:`~privpub.mechanisms.diffpid3.PrivateDecisionTree`) take it in place of a
     :class:`~privpub.types.Table`; ``take(rows)`` cuts a subset of records, the same codes as
     encoding the subset (the encoding is row by row). The cross-validation of
     ``accuracy_cv_learner`` cuts its folds from it (farias2021 Sec 6.2).

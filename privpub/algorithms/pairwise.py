@@ -5,8 +5,8 @@ most 128 values with eight interleaved running sums and combines larger ranges a
 ``sum(first n2) + sum(rest)``, ``n2`` half the length rounded down to a multiple of 8
 (``pairwise_sum_DOUBLE`` in numpy's ``loops_utils.h``). A compiled kernel that replaces
 numpy code and must return the very same numbers (DiffPID3's split scores,
-:mod:`mechanisms.diffpid3`; the network's batch loss, :mod:`metrics.mlp`) sums with
-:func:`pairwise_sum`. ``privpub/tests/test_pairwise.py`` checks it against ``np.sum`` bit
+:mod:`privpub.mechanisms.diffpid3`; the network's batch loss, :mod:`privpub.metrics.mlp`) sums with
+:func:`pairwise_sum`. ``privpub/algorithms/tests/test_pairwise.py`` checks it against ``np.sum`` bit
 for bit.
 """
 

@@ -1,6 +1,6 @@
 """Stored audits as the report and the leaderboard read them.
 
-``privpub audit`` (:mod:`experiments.audit`) stores one result-store row per audited
+``privpub audit`` (:mod:`privpub.experiments.audit`) stores one result-store row per audited
 configuration under ``<results_dir>/audit/store`` and, after every run, writes the latest
 row of every configuration to ``<results_dir>/audit/verdicts.json``. This module reads that
 file (plots and the leaderboard import privpub core, never experiments) and matches a series

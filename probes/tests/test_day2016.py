@@ -2,7 +2,7 @@
 
 - Table 1: the edge counts the paper prints exceed ours by exactly the self-loops inside the
   largest component (ca-HepPh 30, cit-HepPh 44, Twitter 14), read from the raw files.
-- Table 2: the L1 bound of :mod:`probes.day2016` holds (brute force on small
+- Table 2: the L1 bound of :mod:`privpub.probes.day2016` holds (brute force on small
   graphs), and the published DBLP cells at theta = 128 exceed it; the notes quote it.
 - Fig. 3: Truncation's theta sweep may stop at the first power of two >= d_max: larger
   thetas release the same noise-free histogram with more noise.
@@ -17,17 +17,17 @@ import numpy as np
 import pytest
 import yaml
 
-import baselines  # noqa: F401
-import mechanisms  # noqa: F401
+import privpub.baselines  # noqa: F401
+import privpub.mechanisms  # noqa: F401
 from privpub.data import load_dataset
 from privpub.noise import noise_off
-from probes.day2016 import (
+from privpub.probes.day2016 import (
     l1_upper_bound,
     raw_edges,
     self_loops_in_lcc,
     table2_bound_cells,
 )
-from probes.support import load_probe, needs_data
+from privpub.probes.support import load_probe, needs_data
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
@@ -52,7 +52,7 @@ def test_truncation_above_dmax_is_the_same_histogram_with_more_noise():
     """day2016 Fig. 3's notes: for theta >= d_max nothing is truncated (the noise-free
     release is the true histogram whatever theta) and the noise scale grows with theta, so
     no theta beyond the first power of two >= d_max can be best."""
-    from baselines.truncation import truncation
+    from privpub.baselines.truncation import truncation
     from privpub.types import Graph
 
     rng = np.random.default_rng(0)
@@ -79,7 +79,7 @@ def test_table2_l1_bound_holds_on_small_graphs():
     """The bound behind the Table 2 notes holds (brute force): deleting edges, or
     truncating at theta, never changes the raw-count histogram L1 by more than it says."""
     rng = np.random.default_rng(0)
-    from baselines.truncation import truncate
+    from privpub.baselines.truncation import truncate
     from privpub.types import Graph
 
     for _ in range(200):

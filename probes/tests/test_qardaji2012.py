@@ -1,6 +1,6 @@
 """The probes behind qardaji2012's notes (issue 13) and the paper's non-private readings.
 
-- The probe tree (:mod:`probes.qardaji2012`) is the mechanism's tree: same release for
+- The probe tree (:mod:`privpub.probes.qardaji2012`) is the mechanism's tree: same release for
   the same seed, so an ablation changes one component and nothing else.
 - The numbers the Fig. 5 notes quote are reproduced by the probe (Caltech36, seeds 0-4, as
   ``benchmarks/probe_qardaji2012.py fig5`` prints them), within the tolerance stated in
@@ -19,22 +19,22 @@ import numpy as np
 import pytest
 import yaml
 
-import baselines  # noqa: F401
-import mechanisms  # noqa: F401
-from mechanisms.rps.degree import rps_degree_sequence
-from mechanisms.rps.removal_only import (
+import privpub.baselines  # noqa: F401
+import privpub.mechanisms  # noqa: F401
+from privpub.data import load_dataset
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps.degree import rps_degree_sequence
+from privpub.mechanisms.rps.removal_only import (
     RemovalOnlyLeafCount,
     removal_only_smooth_sensitivity,
     rps_degree_sequence_removal_only,
 )
-from metrics.distributions import emd_p2
-from privpub.data import load_dataset
-from privpub.ledger import PrivacyLedger
+from privpub.metrics.distributions import emd_p2
+from privpub.probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
+from privpub.probes.support import load_probe, needs_data
 from privpub.registry import DP_NOTIONS, get_mechanism
 from privpub.registry import mechanisms as registered
 from privpub.types import DegreeSequence
-from probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
-from probes.support import load_probe, needs_data
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "conf"
@@ -78,7 +78,7 @@ def test_true_leaf_counts_keep_the_partition():
 
 def test_ks_is_at_least_the_share_released_above_the_true_maximum():
     """The Fig. 4 notes' mechanism: degrees released above d_max bound KS from below."""
-    from metrics.distributions import ks
+    from privpub.metrics.distributions import ks
 
     graph = load_dataset("les_miserables")
     truth = DegreeSequence(np.sort(graph.degrees()))
@@ -178,8 +178,8 @@ def test_removal_only_reading_releases_an_empty_region_exactly():
     """The reading is not DP: an empty region's count is released as exactly 0 (no noise),
     while a neighbour that puts one node there gets a noisy, non-zero count almost
     surely. P[output = 0] is 1 on one side and 0 on the other: no epsilon bounds that."""
-    from mechanisms.rps.framework import Node
-    from mechanisms.rps.partition import BoxRegion
+    from privpub.mechanisms.rps.framework import Node
+    from privpub.mechanisms.rps.partition import BoxRegion
 
     hist = np.array([0, 3, 2, 0, 0, 1])
     leaf = RemovalOnlyLeafCount(hist, 5, 4.0)
@@ -222,10 +222,10 @@ def test_paper_reading_is_stored_and_reported_as_non_private(tmp_path):
     never calls it DP."""
     from hydra import compose, initialize_config_dir
 
-    from experiments.cli import spec_from_config
-    from experiments.figures import draw_experiment
-    from experiments.runner import run_experiment
-    from experiments.store import ResultStore
+    from privpub.experiments.cli import spec_from_config
+    from privpub.experiments.figures import draw_experiment
+    from privpub.experiments.runner import run_experiment
+    from privpub.experiments.store import ResultStore
 
     with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
         cfg = compose("config", overrides=["experiment=qardaji2012_fig5", "scale=smoke"])
@@ -258,7 +258,7 @@ def test_fig1_front_loaded_budget_makes_deep_trees_tie():
     """With level_ratio < 1 the levels below the noisy-count stop get almost nothing, so
     depth 50 and depth 100 build the same tree: the budget split cannot make depth 50
     strictly better than deeper trees (the Fig. 1 probe's finding, small and fast)."""
-    from mechanisms.rps.table import rps_table
+    from privpub.mechanisms.rps.table import rps_table
 
     table = load_dataset("gaussian_1d", n=2000, rng=0)
     for seed in range(3):
@@ -271,7 +271,7 @@ def test_fig1_front_loaded_budget_makes_deep_trees_tie():
 
 
 def test_level_ratio_one_is_the_equal_split():
-    from mechanisms.rps.budget import PathBudget
+    from privpub.mechanisms.rps.budget import PathBudget
 
     equal = PathBudget().per_level(2.0, 10, partition_spends=True, stop_spends=True, level=3)
     assert equal == PathBudget().per_level(2.0, 10, partition_spends=True, stop_spends=True)
@@ -283,7 +283,7 @@ def test_level_ratio_one_is_the_equal_split():
 
 @pytest.mark.parametrize("ratio", [0.5, 0.9, 1.3])
 def test_every_path_stays_within_epsilon_with_any_level_ratio(ratio):
-    from mechanisms.rps.table import rps_table
+    from privpub.mechanisms.rps.table import rps_table
 
     table = load_dataset("gaussian_1d", n=500, rng=1)
     for seed in range(3):
@@ -317,7 +317,7 @@ def test_recording_leaves_relabels_every_row_with_its_leaf_majority():
     relabelled = probe.relabel_by_leaf_majority(table, leaves)
     same = relabelled.data[cls].astype(str).to_numpy() == table.data[cls].astype(str).to_numpy()
     assert same.mean() == pytest.approx(out.diagnostics["purity"])
-    import mechanisms.rps.table as rt
+    import privpub.mechanisms.rps.table as rt
     assert rt.TableLeafSummary.__name__ == "TableLeafSummary"  # the patch is undone
 
 

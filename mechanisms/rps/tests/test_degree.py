@@ -15,21 +15,21 @@ import numpy as np
 import pytest
 import yaml
 
-from mechanisms.rps import (
+from privpub.errors import DataError, PrivpubError
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps import (
     degree_quality_level_sensitivity,
     degree_quality_sensitivity,
     quality_degree,
 )
-from mechanisms.rps.degree import (
+from privpub.mechanisms.rps.degree import (
     CAVEAT,
     allocate,
     local_sensitivity_bound,
     rps_degree_sequence,
     smooth_sensitivity,
 )
-from metrics.distributions import ks
-from privpub.errors import DataError, PrivpubError
-from privpub.ledger import PrivacyLedger
+from privpub.metrics.distributions import ks
 from privpub.registry import NODE_DP, get_mechanism
 from privpub.testing import empirical_privacy_check
 from privpub.types import DegreeSequence, Graph, Kind
@@ -269,7 +269,7 @@ def test_empirical_neighbour_test(accounting, monkeypatch):
     keeps G and G' within a factor ~e of each other here.)"""
     degree_check(accounting, 400).assert_passed()
     if accounting == "strict":
-        import mechanisms.rps.degree as module
+        import privpub.mechanisms.rps.degree as module
 
         real = module.laplace_mechanism
         monkeypatch.setattr(module, "laplace_mechanism", lambda v, *, sensitivity, **kw: real(
@@ -358,8 +358,8 @@ def test_registration_and_config():
 
 
 def test_histogram_variant_counts_the_released_sequence():
-    from mechanisms.rps.degree import rps_degree_histogram
     from privpub.data import load_dataset
+    from privpub.mechanisms.rps.degree import rps_degree_histogram
 
     g = load_dataset("karate")
     seq = rps_degree_sequence(g, epsilon=1.0, rng=np.random.default_rng(7))

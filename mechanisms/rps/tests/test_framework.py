@@ -7,7 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-from mechanisms.rps import (
+from privpub.errors import BudgetExceededError, PrivpubError
+from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps import (
     BoxPartition,
     BoxRegion,
     ClassBalance,
@@ -23,8 +25,6 @@ from mechanisms.rps import (
     rps,
     sample_in_box,
 )
-from privpub.errors import BudgetExceededError, PrivpubError
-from privpub.ledger import PrivacyLedger
 from privpub.noise import laplace_mechanism
 from privpub.testing import brute_force_sensitivity
 

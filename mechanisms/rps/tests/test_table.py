@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from mechanisms.rps.table import rps_table
-from metrics.distributions import emd_p2
 from privpub.data import load_dataset
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger
+from privpub.mechanisms.rps.table import rps_table
+from privpub.metrics.distributions import emd_p2
 from privpub.registry import RECORD_DP, get_mechanism
 from privpub.testing import empirical_privacy_check
 from privpub.types import Attribute, Kind, Release, Schema, Table

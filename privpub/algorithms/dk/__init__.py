@@ -4,20 +4,20 @@ sala2011 (Pygmalion) turns a graph into its dK-2 series, perturbs it and generat
 graph from the result. This package holds what the dK-2 mechanisms, baselines and metrics
 share:
 
-- :mod:`~privpub.dk.series`: the dK-2 series of a graph (:func:`joint_degree`), its
+- :mod:`~privpub.algorithms.dk.series`: the dK-2 series of a graph (:func:`joint_degree`), its
   conventions, realizability and distances;
-- :mod:`~privpub.dk.repair`: a realizable joint degree matrix near a noisy series;
-- :mod:`~privpub.dk.generate`: a random graph with a given series (:func:`generate_graph`,
-  through :mod:`~privpub.dk.networkx_port` or :mod:`~privpub.dk.stub_matching`, both on the
-  hash multiset of :mod:`~privpub.dk.edge_hash`), and sala2011's graph step
-  (:func:`synthesize`);
-- :mod:`~privpub.dk.dk_pa`: dK-PA's noisy series, used by a baseline and by Pygmalion.
+- :mod:`~privpub.algorithms.dk.repair`: a realizable joint degree matrix near a noisy series;
+- :mod:`~privpub.algorithms.dk.generate`: a random graph with a given series
+  (:func:`generate_graph`, through :mod:`~privpub.algorithms.dk.networkx_port` or
+  :mod:`~privpub.algorithms.dk.stub_matching`, both on the hash multiset of
+  :mod:`~privpub.algorithms.dk.edge_hash`), and sala2011's graph step (:func:`synthesize`);
+- :mod:`~privpub.algorithms.dk.dk_pa`: dK-PA's noisy series, used by a baseline and by Pygmalion.
 
 The choices these modules make and why: docs/design.md (sala2011).
 """
 
-from privpub.dk.dk_pa import CAVEAT_DK_PA, dk_pa_sensitivity, dk_pa_series
-from privpub.dk.generate import (
+from privpub.algorithms.dk.dk_pa import CAVEAT_DK_PA, dk_pa_sensitivity, dk_pa_series
+from privpub.algorithms.dk.generate import (
     GENERATORS,
     NETWORKX_MAX_EDGES,
     GenerationReport,
@@ -25,9 +25,9 @@ from privpub.dk.generate import (
     generate_graph,
     synthesize,
 )
-from privpub.dk.networkx_port import joint_degree_graph
-from privpub.dk.repair import repair_joint_degree
-from privpub.dk.series import (
+from privpub.algorithms.dk.networkx_port import joint_degree_graph
+from privpub.algorithms.dk.repair import repair_joint_degree
+from privpub.algorithms.dk.series import (
     beta_order,
     check_graph,
     dk2_euclidean,

@@ -1,7 +1,7 @@
 """dK-PA's noisy dK-2 series (sala2011 Sec 3.2, Theorem 1), the one place it is computed.
 
-Registered as the ``dk_pa`` baseline (:mod:`baselines.dk_pa`) and used as one of Pygmalion's
-dK-2 releases (:mod:`mechanisms.pygmalion`, ``method="dk_pa"``). Lemma 1's bound and why
+Registered as the ``dk_pa`` baseline (:mod:`privpub.baselines.dk_pa`) and used as one of Pygmalion's
+dK-2 releases (:mod:`privpub.mechanisms.pygmalion`, ``method="dk_pa"``). Lemma 1's bound and why
 dK-PA is not epsilon-edge-DP as published: docs/design.md (sala2011).
 
 References
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.dk.series import check_graph, joint_degree
+from privpub.algorithms.dk.series import check_graph, joint_degree
 from privpub.ledger import PrivacyLedger
 from privpub.noise import laplace_mechanism
 from privpub.types import Graph, JointDegree

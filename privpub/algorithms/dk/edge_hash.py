@@ -1,10 +1,12 @@
-"""A compiled hash multiset of edges, shared by the two graph generators of :mod:`privpub.dk`.
+"""A compiled hash multiset of edges, shared by the two graph generators of
+:mod:`privpub.algorithms.dk`.
 
 Keys are non-negative int64 (an edge ``{u, v}`` of an ``n``-node graph is
 :func:`edge_key` ``(u, v, n)``), stored in a table of ``2**bits`` slots with a count each:
 open addressing, Fibonacci hashing, linear probing, backward-shift deletion. Stub matching
-(:mod:`privpub.dk.stub_matching`) counts multi-edges with it; the networkx port
-(:mod:`privpub.dk.networkx_port`) tests edge membership with it. Every function is a numba
+(:mod:`privpub.algorithms.dk.stub_matching`) counts multi-edges with it; the networkx port
+(:mod:`privpub.algorithms.dk.networkx_port`) tests edge membership with it. Every function is a
+numba
 kernel, called from other kernels.
 """
 

@@ -1,10 +1,10 @@
 """Graphs with a given dK-2 series: the choice of generator, and sala2011's graph step.
 
 :func:`generate_graph` builds a random simple graph whose dK-2 series is a realizable JDM,
-by the networkx port (:mod:`privpub.dk.networkx_port`) or stub matching
-(:mod:`privpub.dk.stub_matching`). :func:`synthesize` is the graph step of sala2011's
+by the networkx port (:mod:`privpub.algorithms.dk.networkx_port`) or stub matching
+(:mod:`privpub.algorithms.dk.stub_matching`). :func:`synthesize` is the graph step of sala2011's
 Pygmalion and of its dK-synthetic reference: repair a (noisy) series
-(:mod:`privpub.dk.repair`), then generate. Which generator when, and why: docs/design.md
+(:mod:`privpub.algorithms.dk.repair`), then generate. Which generator when, and why: docs/design.md
 (sala2011).
 """
 
@@ -14,10 +14,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privpub.dk.networkx_port import joint_degree_graph
-from privpub.dk.repair import repair_joint_degree
-from privpub.dk.series import dk2_l1, is_realizable, joint_degree, node_counts, to_networkx_dict
-from privpub.dk.stub_matching import stub_match
+from privpub.algorithms.dk.networkx_port import joint_degree_graph
+from privpub.algorithms.dk.repair import repair_joint_degree
+from privpub.algorithms.dk.series import (
+    dk2_l1,
+    is_realizable,
+    joint_degree,
+    node_counts,
+    to_networkx_dict,
+)
+from privpub.algorithms.dk.stub_matching import stub_match
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.types import Graph, JointDegree, Release
 from privpub.validation import check_rng
@@ -83,14 +89,15 @@ def generate_graph(
     Parameters
     ----------
     jd : JointDegree
-        Must satisfy :func:`~privpub.dk.series.is_realizable` (use
-        :func:`~privpub.dk.repair.repair_joint_degree` first).
+        Must satisfy :func:`~privpub.algorithms.dk.series.is_realizable` (use
+        :func:`~privpub.algorithms.dk.repair.repair_joint_degree` first).
     rng : numpy.random.Generator
     generator : {"auto", "networkx", "stub_matching"}
         ``networkx``: ``networkx.joint_degree_graph`` (Gjoka et al. 2015) through its
-        bit-exact compiled port :func:`~privpub.dk.networkx_port.joint_degree_graph` (the
+        bit-exact compiled port :func:`~privpub.algorithms.dk.networkx_port.joint_degree_graph` (the
         same graph as networkx for the same seed, edge order included).
-        ``stub_matching``: :func:`~privpub.dk.stub_matching.stub_match`. ``auto``: networkx
+        ``stub_matching``: :func:`~privpub.algorithms.dk.stub_matching.stub_match`. ``auto``:
+        networkx
         up to :data:`NETWORKX_MAX_EDGES` (2 million) edges, else stub matching.
     mixing : int
         Stub matching: JDM-preserving swap attempts per edge after the repair.
@@ -139,7 +146,8 @@ def _generate_edges(jd: JointDegree, e: np.ndarray, generator: str, rng, mixing,
 
 def synthesize(jd: JointDegree, *, rng: np.random.Generator, generator: str = "auto",
                name: str = "", max_edges: int | None = None) -> Release:
-    """Repair ``jd`` (:func:`~privpub.dk.repair.repair_joint_degree`) and generate a graph
+    """Repair ``jd`` (:func:`~privpub.algorithms.dk.repair.repair_joint_degree`) and generate a
+    graph
     from it (:class:`~privpub.errors.NotApplicableError` beyond ``max_edges`` edges).
 
     sala2011's graph step (Sec 5), post-processing of a noisy dK-2 release: it never reads

@@ -2,7 +2,7 @@
 
 :func:`joint_degree_graph` returns exactly networkx's graph for the same integer seed, edge
 order included (``networkx/generators/joint_degree_seq.py``; the algorithm of Gjoka et al.
-2015, [GTM15]); :func:`~privpub.dk.generate.generate_graph` runs it for
+2015, [GTM15]); :func:`~privpub.algorithms.dk.generate.generate_graph` runs it for
 ``generator="networkx"``. networkx spends its time on Python objects: mostly rebuilding the
 unsaturated-node sets for every cell and ``next(iter(unsat))`` on sets emptied by removals
 (CPython rescans the dummy slots from the start each time). Three pieces of CPython state
@@ -18,7 +18,7 @@ decide the result and are reproduced:
   finds it in near-constant time.
 - the insertion order of the adjacency dicts (``Graph.add_edge`` appends, ``remove_edge``
   deletes, a re-added edge goes to the end): per-node doubly linked lists of half-edges,
-  with edge membership in the hash multiset of :mod:`privpub.dk.edge_hash`.
+  with edge membership in the hash multiset of :mod:`privpub.algorithms.dk.edge_hash`.
 
 Why a port rather than networkx itself (speed; the same graphs as before): docs/design.md
 (sala2011).
@@ -36,7 +36,7 @@ import random
 import numpy as np
 from numba import njit
 
-from privpub.dk.edge_hash import (
+from privpub.algorithms.dk.edge_hash import (
     edge_key,
     multiset_add,
     multiset_count,
@@ -427,8 +427,8 @@ def joint_degree_graph(joint_degrees: dict, seed: int) -> tuple[np.ndarray, int,
     ----------
     joint_degrees : dict
         A valid networkx joint-degree dictionary
-        (:func:`~privpub.dk.series.to_networkx_dict` of a JDM that passes
-        :func:`~privpub.dk.series.is_realizable`); its iteration order matters, as in
+        (:func:`~privpub.algorithms.dk.series.to_networkx_dict` of a JDM that passes
+        :func:`~privpub.algorithms.dk.series.is_realizable`); its iteration order matters, as in
         networkx.
     seed : int
         The integer seed networkx would get (``random.Random(seed)``).

@@ -2,7 +2,7 @@
 
 The dK-2 mechanisms of sala2011 perturb a graph's dK-2 series; before a graph can be
 generated from it the noisy series is turned into a realizable JDM
-(:func:`~privpub.dk.series.is_realizable`), reading nothing but the noisy series
+(:func:`~privpub.algorithms.dk.series.is_realizable`), reading nothing but the noisy series
 (post-processing). The rule is :func:`repair_joint_degree`'s; why it is this rule:
 docs/design.md (sala2011).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from privpub.dk.series import beta_order, dk2_l1
+from privpub.algorithms.dk.series import beta_order, dk2_l1
 from privpub.errors import PrivpubError
 from privpub.types import JointDegree
 
@@ -203,7 +203,7 @@ def repair_joint_degree(jd: JointDegree) -> tuple[JointDegree, dict]:
 
     Notes
     -----
-    ``s_k`` and ``n_k`` as in :mod:`privpub.dk.series`.
+    ``s_k`` and ``n_k`` as in :mod:`privpub.algorithms.dk.series`.
 
     1. Round every noisy count to the nearest integer and clip at 0.
     2. Visit degrees ``k = D, D-1, ..., 2`` (``D`` the largest degree listed). When ``k`` is
@@ -217,7 +217,8 @@ def repair_joint_degree(jd: JointDegree) -> tuple[JointDegree, dict]:
        ``(1, k)``: they become new leaves. Changes to ``(l, k)`` move the imbalance to the
        smaller degree ``l``, visited later.
     3. Degree 1 needs nothing: ``n_1 = s_1``. The result meets every condition of
-       :func:`~privpub.dk.series.is_realizable` (cells ``(1, h)`` always fit: ``e[1, h] <=
+       :func:`~privpub.algorithms.dk.series.is_realizable` (cells ``(1, h)`` always fit: ``e[1, h]
+       <=
        n_1`` and ``n_h >= 1``).
     """
     if not isinstance(jd, JointDegree):

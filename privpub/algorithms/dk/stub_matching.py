@@ -1,8 +1,9 @@
 """Balanced stub matching with swap repair: a compiled generator of graphs with a given JDM.
 
-The generator :func:`~privpub.dk.generate.generate_graph` uses for graphs too large for the
+The generator :func:`~privpub.algorithms.dk.generate.generate_graph` uses for graphs too large for
+the
 networkx port (``generator="stub_matching"``, or ``"auto"`` above
-:data:`~privpub.dk.generate.NETWORKX_MAX_EDGES` edges). What it does is
+:data:`~privpub.algorithms.dk.generate.NETWORKX_MAX_EDGES` edges). What it does is
 :func:`stub_match`'s docstring; why a balanced matching: docs/design.md (sala2011).
 
 References
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from privpub.dk.edge_hash import (
+from privpub.algorithms.dk.edge_hash import (
     edge_key,
     multiset_add,
     multiset_count,

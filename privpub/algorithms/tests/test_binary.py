@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from privpub.binary import cluster_release
+from privpub.algorithms.binary import cluster_release
 from privpub.errors import PrivpubError
 
 

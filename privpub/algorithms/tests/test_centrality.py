@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from privpub.centrality import (
+from privpub.algorithms.centrality import (
     cached_ebc,
     degree_bound_of,
     ebc_delta,
@@ -15,7 +15,7 @@ from privpub.centrality import (
     ebc_shift_penalty,
     egocentric_betweenness,
 )
-from privpub.dampening import dampening_penalty
+from privpub.algorithms.dampening import dampening_penalty
 from privpub.errors import PrivpubError
 from privpub.testing import graph_edge_neighbours
 from privpub.types import Graph

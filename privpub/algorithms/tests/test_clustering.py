@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from privpub import clustering as clu
-from privpub.clustering import (
+from privpub.algorithms import clustering as clu
+from privpub.algorithms.clustering import (
     distinct_rows,
     facility_costs,
     lsh_chunks,

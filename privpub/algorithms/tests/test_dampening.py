@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from privpub.centrality import ebc_delta, ebc_global_sensitivity, egocentric_betweenness
-from privpub.dampening import (
+from privpub.algorithms.centrality import ebc_delta, ebc_global_sensitivity, egocentric_betweenness
+from privpub.algorithms.dampening import (
     dampen,
     dampening_penalty,
     gumbel_top_k,

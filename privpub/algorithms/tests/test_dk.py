@@ -6,8 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from privpub.data import load_dataset
-from privpub.dk import (
+from privpub.algorithms.dk import (
     dk2_euclidean,
     dk2_l1,
     from_networkx_dict,
@@ -18,6 +17,7 @@ from privpub.dk import (
     repair_joint_degree,
     to_networkx_dict,
 )
+from privpub.data import load_dataset
 from privpub.errors import PrivpubError
 from privpub.types import Graph, JointDegree
 
@@ -221,7 +221,7 @@ def test_generation_refuses_an_unrealizable_series():
 
 
 def test_havel_hakimi_builds_every_graphical_sequence():
-    from privpub.dk.stub_matching import _havel_hakimi
+    from privpub.algorithms.dk.stub_matching import _havel_hakimi
 
     rng = np.random.default_rng(1)
     tested = 0
@@ -250,7 +250,8 @@ def test_stub_matching_is_exact_on_small_dense_classes():
 
 
 # --------------------------------------------------------------------------- networkx port
-# generate_graph(generator="networkx") runs privpub.dk.joint_degree_graph, a compiled port
+# generate_graph(generator="networkx") runs privpub.algorithms.dk.joint_degree_graph, a compiled
+# port
 # of networkx.joint_degree_graph that must give networkx's graph for the same seed: the same
 # node count and the same edges in the same order as list(G.edges()). Real networkx (and
 # CPython's random and set) is the reference here.
@@ -264,7 +265,7 @@ def _nx_dict_of(g) -> dict:
 
 def _assert_port_matches_networkx(d: dict, seed: int) -> int:
     """The port's edge list equals networkx's, edge for edge; returns its switch count."""
-    from privpub.dk import joint_degree_graph
+    from privpub.algorithms.dk import joint_degree_graph
 
     ref = nx.joint_degree_graph(d, seed=seed)
     edges, n_nodes, switches = joint_degree_graph(d, seed)
@@ -277,7 +278,7 @@ def _assert_port_matches_networkx(d: dict, seed: int) -> int:
 def test_networkx_port_mersenne_twister_matches_python_random():
     import random
 
-    from privpub.dk.networkx_port import _mt_next, _mt_state, _randbelow
+    from privpub.algorithms.dk.networkx_port import _mt_next, _mt_state, _randbelow
 
     for seed in (0, 1, 7, 12345, 2**31 - 2, 2**40 + 3):
         st, ref = _mt_state(seed), random.Random(seed)
@@ -289,7 +290,7 @@ def test_networkx_port_mersenne_twister_matches_python_random():
 
 
 def test_networkx_port_set_order_matches_cpython():
-    from privpub.dk.networkx_port import _pyset_order
+    from privpub.algorithms.dk.networkx_port import _pyset_order
 
     rng = np.random.default_rng(11)
     sizes = list(range(1, 260)) + [1000, 4099, 50000, 65536, 100_000, 200_000]

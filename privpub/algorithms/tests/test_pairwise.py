@@ -3,7 +3,7 @@ values over many magnitudes (where the summation order shows in the last bits)."
 
 import numpy as np
 
-from privpub.pairwise import pairwise_sum
+from privpub.algorithms.pairwise import pairwise_sum
 
 
 def test_pairwise_sum_is_numpys():
