@@ -1,7 +1,7 @@
 """IBM diffprivlib's private decision tree: an outside reference for farias2021 Fig. 6.
 
-Issue 12 asks for "a diffprivlib DecisionTreeClassifier line in Fig 6 as an outside
-reference (a different private tree, labelled as such)". This baseline wraps
+Fig 6 gains a diffprivlib DecisionTreeClassifier line as an outside reference (a
+different private tree, labelled as such). This baseline wraps
 ``diffprivlib.models.DecisionTreeClassifier`` ([HBMAL19]) as a classifier release, exactly
 as the DiffPID3 trees (:mod:`privpub.mechanisms.diffpid3`) are released: ``predict(table)`` and
 ``refit(table, rng=...)``, so the cross-validation metric ``accuracy_cv_learner`` scores it

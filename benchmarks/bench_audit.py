@@ -1,4 +1,4 @@
-"""Speed of the privacy audit (issue 24): every built-in DP configuration, and a 2x bug.
+"""Speed of the privacy audit: every built-in DP configuration, and a 2x bug.
 
 Targets: the quick audit of every built-in DP mechanism (all configurations) in under 2
 minutes on 2 cores, the full audit in under 20 minutes, a 2x under-calibrated Laplace

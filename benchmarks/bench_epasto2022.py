@@ -7,7 +7,7 @@ heuristic where it applies, Mondrian (``baselines/mondrian_binary.py``) and the 
 with the Jaccard / suppressed / created fractions of each release. Times are wall-clock
 seconds of one run after a warm-up on a toy matrix (numba's compilation is cached on disk
 and not counted), with the disk cache bypassed; then one run with the facility costs cached,
-as every repetition after an experiment cell's first pays. Targets (issue 10): Adult < 30 s,
+as every repetition after an experiment cell's first pays. Targets: Adult < 30 s,
 the 1024 x 1024 SBM < 5 s, DBLP-scale (317k rows) < 10 min with the LSH heuristic on 2
 cores. Peak resident memory of the process is printed at the end (coarse: ru_maxrss).
 
@@ -23,7 +23,7 @@ datasketch's ``MinHash`` (``num_perm`` hashes per row, one Python object per row
 row's column ids as bytes) on the rows of the chosen dataset. datasketch is not a
 dependency: install it (``pip install datasketch``) to include it.
 
-    PRIVPUB_DATA_DIR=../shared/data python benchmarks/bench_epasto2022.py
+    PRIVPUB_DATA_DIR=/path/to/data python benchmarks/bench_epasto2022.py
     python benchmarks/bench_epasto2022.py --datasets sbm_epasto adult_binary --k 8
     python benchmarks/bench_epasto2022.py --minhash --minhash-dataset dblp_binary
     python benchmarks/bench_epasto2022.py --memory dblp_binary

@@ -12,7 +12,7 @@ every
 - ``truncation``: one :func:`privpub.baselines.truncation.truncation` release (``eps = 1``,
   ``theta = 64``).
 
-    PRIVPUB_DATA_DIR=/work/shared/data python benchmarks/bench_flowgraph.py [graph ...]
+    PRIVPUB_DATA_DIR=/path/to/data python benchmarks/bench_flowgraph.py [graph ...]
 """
 
 from __future__ import annotations

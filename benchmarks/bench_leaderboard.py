@@ -6,7 +6,7 @@ Usage::
     python benchmarks/bench_leaderboard.py --scale small --results-dir /tmp/lb --n-jobs 2
 
 The results directory must be empty or absent (a stored task would be reused, not timed);
-``PRIVPUB_CACHE_DIR`` should point to an empty directory too. Issue 25's target: every task
+``PRIVPUB_CACHE_DIR`` should point to an empty directory too. The target: every task
 at ``--scale small`` in under 15 minutes on 2 cores. The per-task table it prints is what
 docs/timings.md ("Leaderboards") quotes.
 """

@@ -11,7 +11,7 @@ and reports nodes, edges, the stored size of the files and the throughput in MB/
 (stored MB / seconds; the files are mostly gzip, so uncompressed throughput is higher).
 
     python benchmarks/bench_loading.py                      # $PRIVPUB_DATA_DIR
-    python benchmarks/bench_loading.py --data-dir /work/shared/data --repeat 5 --lcc
+    python benchmarks/bench_loading.py --data-dir /path/to/data --repeat 5 --lcc
 """
 
 from __future__ import annotations

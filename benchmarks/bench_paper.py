@@ -3,7 +3,7 @@
 Runs the multirun ``privpub reproduce <paper> --scale <scale>`` prints, in a fresh results
 directory and (unless ``--warm-cache``) a fresh disk cache (``PRIVPUB_CACHE_DIR``), times the
 whole process, reruns it to time the fully-stored case, and prints the per-experiment
-timing table (``results/timings.md``) with the wall times beside issue 14's targets.
+timing table (``results/timings.md``) with the wall times beside the targets (docs/timings.md).
 
     python benchmarks/bench_paper.py day2016 --scale paper --n-jobs 2
     python benchmarks/bench_paper.py qardaji2012 --scale paper --keep /tmp/q   # keep results
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from privpub.experiments.console import reproduce_command  # noqa: E402
 
-#: issue 14's targets for a run from an empty store on 2 cores (seconds)
+#: the targets for a run from an empty store on 2 cores (seconds)
 TARGETS = {("day2016", "paper"): 30 * 60, ("qardaji2012", "paper"): 10 * 60,
            # "every paper issue landing later keeps within the same 30 minutes"
            ("epasto2022", "paper"): 30 * 60, ("sala2011", "paper"): 30 * 60,

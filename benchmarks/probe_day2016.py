@@ -1,4 +1,4 @@
-"""Probes behind day2016's Table 1 and Table 2 notes (issue 13).
+"""Probes behind day2016's Table 1 and Table 2 notes.
 
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_day2016.py
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_day2016.py --theta-bin

@@ -1,4 +1,4 @@
-"""Probes behind the causes farias2021 Fig. 5's notes state (issue 13): the large-budget
+"""Probes behind the causes farias2021 Fig. 5's notes state: the large-budget
 plateaus of ShiftedLocalPrivTopk and LocalPrivTopk.
 
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_farias2021.py [--sims 20]

@@ -1,4 +1,4 @@
-"""Probes behind the causes qardaji2012's experiment notes state (issue 13): ablations that
+"""Probes behind the causes qardaji2012's experiment notes state: ablations that
 swap one component of RPS and print the numbers the notes quote.
 
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_qardaji2012.py fig5 [--reps 5]

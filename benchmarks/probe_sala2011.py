@@ -1,4 +1,4 @@
-"""Probes behind the causes sala2011's Figs 7-9 and Table 1 notes state (issue 13): the
+"""Probes behind the causes sala2011's Figs 7-9 and Table 1 notes state: the
 structure of the Pygmalion graphs on AS, with the noise switched off as the ablation.
 
     PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_sala2011.py [--seeds 3] [--re-seeds 10]

@@ -389,7 +389,7 @@ def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None =
     frame = ok[ok["metric"] != RELEASE_METRIC]
     if not frame.empty:
         frame = add_series(frame, x="__none__")
-    if twins is not None and not twins.empty:  # claims also judged noise-free (issue 13)
+    if twins is not None and not twins.empty:  # claims also judged noise-free
         twins = twins[(twins["status"] == "ok") & (twins["metric"] != RELEASE_METRIC)]
         twins = add_series(twins, x="__none__") if not twins.empty else None
     return evaluate_claims(spec.claims, frame, plots=spec.plots, twins=twins)

@@ -580,7 +580,7 @@ def _check_fixed_taken(fixed: dict, entries: list[dict]) -> None:
 def noise_free_twins(cells: list[Cell]) -> list[Cell]:
     """One noise-free twin per DP series, at its largest epsilon: the error that remains
     without privacy, shown beside the noisy error so a reader sees whether a gap is noise
-    or structure (issue 13). A series is a dataset, mechanism, label and every parameter
+    or structure. A series is a dataset, mechanism, label and every parameter
     but epsilon."""
     best: dict[str, Cell] = {}
     for cell in cells:

@@ -8,7 +8,7 @@ cluster gets the items a strict majority of its rows hold (:mod:`privpub.algorit
 
 No public implementation exists; this one is the reference for privpub. Which reading of
 the paper each step implements (the extracted text lost most of the inline math; the
-recovered values are in ``../shared/papers/README.md``) and the measured effect of the
+recovered values are in ``docs/papers.md``) and the measured effect of the
 optional ``split_large``: docs/design.md, "epasto2022: smooth k-anonymity".
 
 References

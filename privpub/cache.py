@@ -1,4 +1,4 @@
-"""A disk cache for deterministic, expensive pieces that many runs need (issue 14).
+"""A disk cache for deterministic, expensive pieces that many runs need.
 
 Flowgraph's exact projections take about a minute per graph on DBLP and Twitter, and every
 worker process of every experiment needs them; a cold computation is done once and read

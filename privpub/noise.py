@@ -8,7 +8,7 @@ silently overspend.
 **The noise-free limit.** Inside ``with noise_off():`` every primitive here draws zero noise
 (the exponential mechanism picks its best candidate, ties to the lowest index) while the
 mechanism runs through exactly the same code, budget split and post-processing: what
-remains is the error that is not due to privacy (issue 13: "is a gap noise or structure?").
+remains is the error that is not due to privacy (is a gap noise or structure?).
 The runner uses it for the noise-free twins of DP cells; such releases are not private.
 
 References

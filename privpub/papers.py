@@ -25,14 +25,11 @@ class Paper:
         How the report names it in one line.
     bibtex : str
         A BibTeX entry.
-    text : str
-        The file of its text under ``../shared/papers/``.
     """
 
     key: str
     citation: str
     bibtex: str
-    text: str
 
 
 _PAPERS = (
@@ -47,7 +44,6 @@ _PAPERS = (
         "               Communications Security (ASIACCS)},\n"
         "  year      = {2012}\n"
         "}",
-        "qardaji2012_rps.md",
     ),
     Paper(
         "epasto2022",
@@ -60,7 +56,6 @@ _PAPERS = (
         "  eprint        = {2207.06358},\n"
         "  archivePrefix = {arXiv}\n"
         "}",
-        "epasto2022_smooth_k_anonymity.md",
     ),
     Paper(
         "day2016",
@@ -72,7 +67,6 @@ _PAPERS = (
         "               Data (SIGMOD)},\n"
         "  year      = {2016}\n"
         "}",
-        "day2016_node_dp_degree.md",
     ),
     Paper(
         "sala2011",
@@ -85,7 +79,6 @@ _PAPERS = (
         "               (IMC)},\n"
         "  year      = {2011}\n"
         "}",
-        "sala2011_pygmalion.md",
     ),
     Paper(
         "farias2021",
@@ -100,7 +93,6 @@ _PAPERS = (
         "  number  = {4},\n"
         "  year    = {2021}\n"
         "}",
-        "farias2021_local_dampening.md",
     ),
 )
 
@@ -124,7 +116,6 @@ REFERENCES: dict[str, Paper] = {
             "  booktitle = {IEEE International Conference on Data Mining (ICDM)},\n"
             "  year      = {2009}\n"
             "}",
-            "",
         ),
         Paper(
             "ning2021",
@@ -139,7 +130,6 @@ REFERENCES: dict[str, Paper] = {
             "  year      = {2021},\n"
             "  note      = {DPGraph, https://dpgraph.org}\n"
             "}",
-            "",
         ),
         Paper(
             "diffprivlib",
@@ -153,7 +143,6 @@ REFERENCES: dict[str, Paper] = {
             "  eprint        = {1907.02444},\n"
             "  archivePrefix = {arXiv}\n"
             "}",
-            "",
         ),
     )
 }

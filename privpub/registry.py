@@ -388,7 +388,7 @@ def import_plugins(modules=()) -> None:
     project's own are imported when first looked up.
 
     Each entry is a module name (``plugins=[mylab.mech]``, importable from ``sys.path``) or
-    the path of a ``.py`` file anywhere (``plugins=[/home/me/my_mech.py]``), imported as the
+    the path of a ``.py`` file anywhere (``plugins=[~/lab/my_mech.py]``), imported as the
     module named after its file (``my_mech``); a file is imported once per process, so the
     run's workers may import the same list again.
     """

@@ -1,4 +1,4 @@
-"""Probes behind day2016's Table 1 and Table 2 notes (issue 13).
+"""Probes behind day2016's Table 1 and Table 2 notes.
 
 - Table 2: can any projection produce the L1 the paper prints, given the fraction of edges
   the paper says it keeps? :func:`l1_upper_bound` bounds every raw-count L1 a projection

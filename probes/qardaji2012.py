@@ -1,5 +1,5 @@
 """Probes of qardaji2012's degree-sequence RPS: ablations that check the causes the notes of
-Figs 4-5 state (issue 13: "causes checked, not guessed").
+Figs 4-5 state: causes checked, not guessed.
 
 Each probe rebuilds exactly the tree :func:`privpub.mechanisms.rps.degree.rps_degree_sequence`
 builds (same calls, same random stream: :func:`degree_rps_tree` with ``leaf="smooth"`` gives

@@ -1,5 +1,5 @@
-"""epasto2022's experiment files against issue 10 and the paper: Table 1's published numbers
-(as the paper's text prints them) sit beside ours, every claim the issue lists is stated in
+"""epasto2022's experiment files against the paper: Table 1's published numbers (as the
+paper's text prints them) sit beside ours, every claim of the paper's listed here is stated in
 some experiment's ``claims:``, and the stand-in matrices say they are stand-ins."""
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ PAPER_TABLE1 = {
     "user_lists_standin": {"Non-smooth": (67.3, 32.7, 0.0), "Smooth": (71.0, 27.7, 1.9)},
 }
 
-#: Issue 10's claims -> (experiment, claim id) that states each.
-ISSUE_CLAIMS = {
+#: The paper's claims -> (experiment, claim id) that states each.
+PAPER_CLAIMS = {
     "smooth beats non-smooth and Mondrian at every k": ("fig3ab", "smooth_beats_all_baselines"),
     "non-smooth beats Mondrian (at low k, as the paper says)":
         ("fig3ab", "nonsmooth_beats_mondrian_at_low_k"),
@@ -84,9 +84,9 @@ def test_table1_runs_every_mechanism_on_every_matrix_mondrian_included():
     assert not (exp.get("scales") or {}).get("paper")  # paper scale changes nothing
 
 
-@pytest.mark.parametrize("what", sorted(ISSUE_CLAIMS))
+@pytest.mark.parametrize("what", sorted(PAPER_CLAIMS))
 def test_every_claim_of_the_issue_is_stated(what):
-    stem, cid = ISSUE_CLAIMS[what]
+    stem, cid = PAPER_CLAIMS[what]
     ids = {c["id"] for c in _load(stem).get("claims") or []}
     assert cid in ids, f"{what}: no claim {cid!r} in epasto2022_{stem}.yaml"
 

@@ -1,4 +1,4 @@
-"""The noise-free limit of every DP mechanism (issue 13).
+"""The noise-free limit of every DP mechanism.
 
 Under :func:`privpub.noise.noise_off` every noise primitive draws zero and the exponential
 mechanism picks its best candidate, while the mechanism runs its own code. So, if every
@@ -40,7 +40,8 @@ from privpub.registry import get_mechanism
 from privpub.registry import mechanisms as registered
 from privpub.types import DegreeHistogram, DegreeSequence, Graph, Ranking, Release, Table
 
-#: sala2011's mechanisms: another engineer's (issue 11), not audited here.
+#: sala2011's mechanisms: their noise-free limits are tested in mechanisms/tests (test_drc.py,
+#: test_pygmalion.py), not here.
 EXCLUDED = {"pygmalion", "drc", "drc_honest", "ldrc", "dk_pa"}
 
 #: Mechanisms whose non-noise randomness is intrinsic, with the reason and the parameters

@@ -1,4 +1,4 @@
-"""The probes behind farias2021 Fig. 5's notes (issue 13).
+"""The probes behind farias2021 Fig. 5's notes.
 
 - ShiftedLocalPrivTopk's noise-free limit (B -> inf) picks the top-k *by degree*, so its
   plateau is |EBC top-k ∩ degree top-k| / k; LocalPrivTopk's noise-free limit picks nodes of

@@ -1,4 +1,4 @@
-"""The probes behind sala2011's Fig. 7, 8, 9 and Table 1 notes (issue 13).
+"""The probes behind sala2011's Fig. 7, 8, 9 and Table 1 notes.
 
 - Fig. 7 / 9: at eps = 100 the beta-order fit alone (LDRC with the noise off) gives the small,
   dense, deep-cored graph of short paths that LDRC gives; DRC (the same noise, no fit) does

@@ -1,4 +1,4 @@
-"""diffprivlib's DecisionTreeClassifier as an outside reference (farias2021 Fig. 6, issue 12):
+"""diffprivlib's DecisionTreeClassifier as an outside reference (farias2021 Fig. 6):
 predictions, seeding, ledger, the noise-free limit and the skip when diffprivlib is missing."""
 
 import sys

@@ -1,6 +1,6 @@
 """`python run.py` end to end (subprocesses, scale=smoke): what you run is what you get.
 
-One test per promise of issue 9: overrides always apply, a one-off run never changes the
+One test per promise: overrides always apply, a one-off run never changes the
 paper's figures, clean failures with the documented exit codes, grids that fit the data.
 """
 
@@ -314,7 +314,7 @@ def outside_clipped_histogram(graph, *, epsilon, rng, bins: int = 64, ledger=Non
 
 
 def test_a_plugin_file_outside_the_checkout_joins_a_paper_experiment_by_name(tmp_path):
-    """Issue 25: plugins= takes the path of a .py file; the mechanism it registers is
+    """plugins= takes the path of a .py file; the mechanism it registers is
     selected with mechanism=<name> (its parameters from its signature, no YAML in conf/)
     and added with add_mechanisms=[<name>], in the run's worker processes too."""
     plugin = tmp_path / "lab" / "outside_mech.py"
@@ -337,7 +337,7 @@ def test_a_plugin_file_outside_the_checkout_joins_a_paper_experiment_by_name(tmp
 
 
 def test_bad_plugins_and_a_results_dir_that_is_a_file_are_one_line(tmp_path):
-    """Issue 23: a plug-in with a syntax error, one that raises on import, and a swept
+    """A plug-in with a syntax error, one that raises on import, and a swept
     results_dir that is a file: one line naming the file (and line), exit 2."""
     plugins = tmp_path / "plugins"
     plugins.mkdir()

@@ -235,7 +235,7 @@ def test_reproduce_prints_the_glob_command():
 
 def test_reproduce_runs_the_paper_after_saying_how_long_and_what_data_is_missing(
         monkeypatch, tmp_path):
-    """Issue 25: the README calls it the command that regenerates a paper, so it runs."""
+    """The README calls it the command that regenerates a paper, so it runs."""
     calls = []
     monkeypatch.setattr(console.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     code, text = run("reproduce", "day2016", f"data_dir={tmp_path}", "--scale", "small")

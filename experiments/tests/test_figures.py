@@ -173,7 +173,7 @@ def test_a_draw_with_nothing_changed_is_skipped_and_any_change_redraws(tmp_path)
 
 
 def test_a_varied_parameter_is_never_averaged_away(tmp_path):
-    """Issue 25: a table (or a line) whose rows differ in something it does not show took
+    """A table (or a line) whose rows differ in something it does not show took
     their mean (epasto2022 Fig. 3c's suppressed_fraction_table over three epsilons). Now a
     table gains a column for it and a line plot a series; a tradeoff keeps its series."""
     exp = toy_experiment(
@@ -213,7 +213,7 @@ def _legend_styles(fig) -> dict:
 
 
 def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeypatch):
-    """Issue 25: a series' colour, marker and caveat mark depend on the series alone
+    """A series' colour, marker and caveat mark depend on the series alone
     (Truncation's mark went from § to ¶ and a plug-in from black to purple between runs)."""
     from privpub.plots import lines
 

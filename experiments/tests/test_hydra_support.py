@@ -29,7 +29,7 @@ def test_sweep_total_counts_every_job_of_a_glob_sweep():
 
 
 def test_a_sweeps_union_draws_its_automatic_figures_against_what_the_sweep_varied():
-    """Issue 25: after ``-m mechanism.epsilon=0.5,2,8`` each job saw one epsilon, so a metric
+    """After ``-m mechanism.epsilon=0.5,2,8`` each job saw one epsilon, so a metric
     no plot names got a table of one mean per dataset; the union draws it against epsilon."""
     from privpub.experiments.hydra_support import union_specs
     from privpub.experiments.spec import resolve_experiment

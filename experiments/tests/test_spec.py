@@ -281,7 +281,7 @@ def test_a_baseline_that_draws_another_mechanisms_streams_keeps_its_own_cells():
 
 
 def test_a_dataset_grid_never_sweeps_an_added_mechanism_it_was_not_asked_to():
-    """Issue 25: day2016 Fig. 3's theta grid on facebook swept a mechanism added with a fixed
+    """day2016 Fig. 3's theta grid on facebook swept a mechanism added with a fixed
     theta, and best_over then drew its best theta in hindsight. The experiment's own
     mechanisms keep following the dataset's grid; an added one only for a key it sweeps."""
     exp = toy_experiment(datasets=[{"name": "sbm_small", "grid": {"tag": [1, 2, 3]}}])

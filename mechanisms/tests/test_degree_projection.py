@@ -4,7 +4,6 @@ by brute force over all graphs on up to five nodes and all their node neighbours
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,8 +26,6 @@ from privpub.mechanisms.theta_histogram import _candidates, _deviation_loss
 from privpub.registry import NO_PRIVACY, get_mechanism
 from privpub.testing import all_graphs
 from privpub.types import DegreeHistogram, Graph, Release
-
-DATA = Path("/work/shared/data")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -382,7 +379,7 @@ def test_table2_facebook_values():
     from privpub.metrics.distributions import l1_counts
 
     try:
-        g = load_dataset("facebook", data_dir=DATA, lcc=True)
+        g = load_dataset("facebook", lcc=True)  # $PRIVPUB_DATA_DIR
     except DataError as exc:
         pytest.skip(f"facebook data not available: {exc}")
     truth = g.degree_histogram()

@@ -2,7 +2,7 @@
 randomised search.
 
 The structured pairs (:func:`structured_pairs`) each target one mistake seen in published
-mechanisms (issue 24; the README's caveat table):
+mechanisms (the README's caveat table):
 
 - a *hub* gains or loses its edges (node-DP: a node joined to everyone; edge-DP: the
   maximum degree grows), so a sensitivity or a bound read from the maximum degree moves;

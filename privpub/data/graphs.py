@@ -8,7 +8,7 @@ formats that declare the number of nodes (MatrixMarket, Graphs.jl LG, MATLAB) al
 nodes are kept. The option ``lcc=True`` keeps the largest connected component, relabelled
 in the same order (as day2016 does: "All graphs are connected").
 
-Counts (``expected`` in each spec) are those of ``/work/shared/data/MANIFEST.md``. Where a
+Counts (``expected`` in each spec) were verified on the registered files (sha256). Where a
 paper reports a different count, the description says why (usually: self-loops counted).
 
 Download URLs: ``url`` is the publisher's official file or page; ``download_url`` is the

@@ -1,4 +1,4 @@
-"""The probes behind day2016's notes (issue 13).
+"""The probes behind day2016's notes.
 
 - Table 1: the edge counts the paper prints exceed ours by exactly the self-loops inside the
   largest component (ca-HepPh 30, cit-HepPh 44, Twitter 14), read from the raw files.

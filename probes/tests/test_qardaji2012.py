@@ -1,4 +1,4 @@
-"""The probes behind qardaji2012's notes (issue 13) and the paper's non-private readings.
+"""The probes behind qardaji2012's notes and the paper's non-private readings.
 
 - The probe tree (:mod:`privpub.probes.qardaji2012`) is the mechanism's tree: same release for
   the same seed, so an ablation changes one component and nothing else.

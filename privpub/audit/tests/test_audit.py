@@ -1,4 +1,4 @@
-"""Tests of the privacy audit (issue 24): known bugs are refuted, correct mechanisms are not,
+"""Tests of the privacy audit: known bugs are refuted, correct mechanisms are not,
 a weak audit says so, and a witness replays.
 
 The mechanisms under test are registered through the registry's decorator

@@ -1,5 +1,5 @@
 """CI: a quick audit of every caveat-free configuration of every built-in DP mechanism
-(issue 24). None may be found violated: a confirmed violation of a claim without a caveat
+None may be found violated: a confirmed violation of a claim without a caveat
 is a bug in the mechanism (or a missing caveat), never a flaky test -- the audit's
 family-wise error is at most alpha = 0.01 per configuration, and the seed is fixed.
 

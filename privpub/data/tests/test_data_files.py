@@ -81,7 +81,7 @@ def test_corrupt_file_reports_hash_mismatch(tmp_path):
 
 def test_a_gzip_with_flipped_bytes_is_reported_corrupt_not_raised(tmp_path):
     """Bytes flipped inside the deflate stream (size unchanged) raise zlib.error when read:
-    the check reports the file as corrupt (issue 23)."""
+    the check reports the file as corrupt."""
     content = b"".join(b"%d %d\n" % (i, i * 7 % 1000) for i in range(20000))
     packed = bytearray(gzip.compress(content))
     for i in range(2000, 2100):

@@ -1,4 +1,4 @@
-"""Every real dataset loads with the counts of the data MANIFEST (needs PRIVPUB_DATA_DIR).
+"""Every real dataset loads with the counts registered in privpub/data (needs PRIVPUB_DATA_DIR).
 
 Skipped, with the reason, when PRIVPUB_DATA_DIR is unset or not a directory. The three
 largest graphs are marked ``slow`` (deselect with ``-m "not slow"``).
@@ -78,7 +78,7 @@ def test_lcc_is_connected_and_induced():
 
 @needs_data
 def test_cit_hepph_is_relabelled_in_snap_id_order():
-    # SNAP id 9907233 cites 6056 per the MANIFEST's id-map example; both must exist and the
+    # SNAP id 9907233 cites 6056 per the id map's own example; both must exist and the
     # node order must follow SNAP's ids, so vertex 0 is the smallest SNAP id (1001).
     import pandas as pd
 
