@@ -170,9 +170,11 @@ def experiment_overrides(overrides: list[str], experiment: dict) -> dict:
     return out
 
 
-def variant_slug(overrides: list[str], seed: int = 0) -> str | None:
+def variant_slug(overrides: list[str], seed: int | list[int] = 0) -> str | None:
     """The name of the figure directory of a run that changes what is computed, from its
-    overrides (``dataset=karate`` -> ``dataset=karate``); None for the experiment's own run."""
+    overrides (``dataset=karate`` -> ``dataset=karate``); None for the experiment's own run
+    (base seed 0; ``seed`` may list a sweep's seeds)."""
+    seeds = sorted({int(s) for s in ([seed] if isinstance(seed, int) else seed)})
     kept = []
     for text in overrides:
         key = text.lstrip("+~").split("=", 1)[0]
@@ -181,10 +183,10 @@ def variant_slug(overrides: list[str], seed: int = 0) -> str | None:
         if key == "seed" and text.split("=", 1)[-1].strip() == "0":
             continue
         kept.append(text.lstrip("+").removeprefix("experiment."))
-    if not kept and seed == 0:
+    if not kept and seeds == [0]:
         return None
     if not kept:
-        kept = [f"seed={seed}"]
+        kept = [f"seed={','.join(map(str, seeds))}"]
     slug = re.sub(r"[\[\]{}'\" ]+", "", "__".join(kept))
     slug = re.sub(r"[^-\w.,=+~]+", "_", slug).strip("_")
     if len(slug) > 80:
@@ -369,10 +371,12 @@ def _job_outcome(code: int, spec: ExperimentSpec, c: dict, results_dir: Path, su
     }
 
 
-def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str | None = None,
-         overrides=(), plot_stored: bool = False, redraw: bool = False, summary=None) -> str:
-    """Draw ``spec``'s figures (and the stored-everything variant when asked); a draw whose
-    inputs did not change since the last one is skipped unless ``redraw``."""
+def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int | list[int] = 0,
+         variant: str | None = None, overrides=(), plot_stored: bool = False,
+         redraw: bool = False, summary=None) -> str:
+    """Draw ``spec``'s figures (and the stored-everything variant when asked) for base seed
+    ``seed`` (or a sweep's seeds, each a series); a draw whose inputs did not change since
+    the last one is skipped unless ``redraw``."""
     from privpub.experiments.figures import draw_experiment
 
     text = draw_experiment(spec, results_dir, seed=seed, variant=variant,

@@ -5,9 +5,9 @@ result store. A job does not draw and does not raise: it records its outcome (it
 spec, failures, or a one-line config/data error) in ``privpub.json`` in its Hydra job
 directory (:mod:`privpub.experiments.cli`). When the sweep ends, :class:`PrivpubCallback`
 
-- draws, per experiment and scale, the union of the jobs' grids (the experiment's own figures
-  when every job ran the experiment's own grid, else ``variants/<slug>/`` named after the
-  sweep's overrides);
+- draws, per experiment and scale, the union of the jobs' grids and seeds (the experiment's
+  own figures when every job ran the experiment's own grid at seed 0, else
+  ``variants/<slug>/`` named after the sweep's overrides; each seed a series);
 - lists every failure once;
 - exits with the largest code of the jobs (2 config/data error, 1 failed tasks, 0 otherwise).
 
@@ -136,9 +136,11 @@ def collect_outcomes(directory: Path) -> list[dict]:
 
 
 def union_specs(outcomes: list[dict]) -> list[tuple]:
-    """[(spec, seed, results_dir, (plot_stored, redraw), run)] with the union of the cells (and the
-    largest repetitions) of every job of the same experiment, scale, seed and results_dir,
-    and ``run`` the jobs' summed counts and seconds."""
+    """[(spec, seeds, results_dir, (plot_stored, redraw), run)] with the union of the cells
+    (and the largest repetitions) of every job of the same experiment, scale and
+    results_dir, ``seeds`` the sorted base seeds of those jobs (a sweep over ``seed=0,1``
+    draws each seed as a series of one figure, never one seed over another), and ``run`` the
+    jobs' summed counts and seconds."""
     from types import SimpleNamespace
 
     from privpub.experiments.spec import ExperimentSpec, refresh_auto_plots
@@ -148,22 +150,26 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
         if "spec" not in outcome or not outcome.get("plot", True):
             continue
         spec = ExperimentSpec.from_dict(outcome["spec"])
-        key = (spec.name, spec.scale, outcome["seed"], outcome["results_dir"])
+        key = (spec.name, spec.scale, outcome["results_dir"])
         run = outcome.get("run") or {}
         if key not in groups:
             flags = (outcome.get("plot_stored", False), outcome.get("redraw", False))
-            groups[key] = [spec, flags, dict(run)]
+            groups[key] = [spec, {int(outcome["seed"])}, flags, dict(run)]
             continue
-        merged, _, total = groups[key]
+        merged, seeds, _, total = groups[key]
+        seeds.add(int(outcome["seed"]))
         known = {c.cell_id for c in merged.cells}
         merged.cells += [c for c in spec.cells if c.cell_id not in known]
         merged.repetitions = max(merged.repetitions, spec.repetitions)
+        for over, labels in spec.tuned_in_hindsight.items():
+            mine = merged.tuned_in_hindsight.get(over, [])
+            merged.tuned_in_hindsight[over] = sorted({*mine, *labels})
         for name, value in run.items():
             total[name] = total.get(name, 0) + value
-    for merged, _, _ in groups.values():
+    for merged, *_ in groups.values():
         merged.plots = refresh_auto_plots(merged)
-    return [(s, k[2], Path(k[3]), stored, SimpleNamespace(**run) if run else None)
-            for k, (s, stored, run) in groups.items()]
+    return [(s, sorted(seeds), Path(k[2]), stored, SimpleNamespace(**run) if run else None)
+            for k, (s, seeds, stored, run) in groups.items()]
 
 
 class PrivpubCallback(Callback):
@@ -190,8 +196,9 @@ class PrivpubCallback(Callback):
         outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
         overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
         drawn: dict[Path, list[Path]] = {}
-        for spec, seed, results_dir, (stored, redraw), run in union_specs(outcomes):
-            variant = variant_slug(overrides, seed)
+        for spec, seeds, results_dir, (stored, redraw), run in union_specs(outcomes):
+            variant = variant_slug(overrides, seeds)
+            seed = seeds[0] if len(seeds) == 1 else seeds
             print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
                        plot_stored=stored, redraw=redraw, summary=run), flush=True)
             drawn.setdefault(results_dir, []).append(figure_path(spec, results_dir, variant))
