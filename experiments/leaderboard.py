@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from privpub.errors import ConfigError
+from privpub.experiments.catalog import CONF_DIR
 from privpub.results import SCALES
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 #: Where the task files live.
-TASK_DIR = Path(__file__).resolve().parent.parent / "conf" / "task"
+TASK_DIR = CONF_DIR / "task"
 #: A task's store is ``<results_dir>/<STORE_PREFIX><task>/<scale>/store``: beside the paper
 #: experiments' (so either reads the other's tasks), and left out of the report (``_``).
 STORE_PREFIX = "_leaderboard_"
@@ -372,6 +373,9 @@ def add_leaderboard_parser(sub) -> None:
     lb.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (default: 1)")
     lb.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
     lb.add_argument("--data-dir", help="real datasets (default: $PRIVPUB_DATA_DIR)")
+    lb.set_defaults(config_keys={"scale": "--scale", "results_dir": "--results-dir",
+                                 "n_jobs": "--n-jobs", "seed": "--seed", "data_dir": "--data-dir",
+                                 "plugins": "--plugins", "add_mechanisms": "--add"})
 
 
 def closing_lines(result: dict) -> list[str]:
