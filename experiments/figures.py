@@ -43,7 +43,8 @@ def figure_dir(results_dir: Path | str, spec: ExperimentSpec, variant: str | Non
     return out / "variants" / variant if variant else out
 
 
-_DRAWING_CODE = ("experiments/figures.py", "experiments/claims", "privpub/results.py", "plots")
+_DRAWING_CODE = ("privpub.experiments.figures", "privpub.experiments.claims", "privpub.results",
+                 "privpub.plots")
 
 
 def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
@@ -61,9 +62,10 @@ def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
     audits = Path(results_dir) / AUDIT_DIR / VERDICTS_FILE  # the series' audited privacy
     if audits.is_file():
         digest.update(f"audits:{audits.stat().st_size}:{audits.stat().st_mtime_ns}".encode())
-    root = Path(__file__).resolve().parents[1]
+    from privpub.experiments.catalog import source_path
+
     for name in _DRAWING_CODE:
-        where = root / name
+        where = source_path(name)
         paths = sorted(p for p in where.rglob("*.py") if "tests" not in p.parts) \
             if where.is_dir() else [where]
         for path in paths:
@@ -180,12 +182,11 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
 
 @functools.cache
 def _colours() -> dict[str, int]:
-    """The colour of every series label of the checkout's experiment files: the same in
+    """The colour of every series label of the packaged experiment files: the same in
     every figure, run and experiment (docs/design.md, "Stable identity")."""
-    from privpub.experiments.catalog import PROJECT_ROOT, label_groups
+    from privpub.experiments.catalog import CONF_DIR, label_groups
 
-    conf = PROJECT_ROOT / "conf"
-    return label_colours(label_groups(conf)) if (conf / "experiment").is_dir() else {}
+    return label_colours(label_groups(CONF_DIR))
 
 
 def _column(name):

@@ -28,8 +28,8 @@ from pathlib import Path
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "collect_outcomes", "union_specs",
-           "register_mechanism_configs"]
+__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "sweep_jobs", "collect_outcomes",
+           "union_specs", "register_mechanism_configs"]
 
 _CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -100,24 +100,37 @@ def register_mechanism_configs(argv: list[str]) -> None:
         ConfigStore.instance().store(group="mechanism", name=name, node=node)
 
 
-def _sweep_tasks(config: DictConfig) -> int | None:
-    """The number of tasks of every job of the sweep (None if it cannot be told)."""
-    from hydra import compose
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+def sweep_jobs(overrides: list[str]) -> list[list[str]]:
+    """The jobs of a multirun of ``overrides`` as Hydra's basic sweeper launches them, each
+    its list of overrides: every combination of the swept keys' values, in order. Needs an
+    initialized Hydra (a sweep over a group's options, ``experiment=glob(day2016_*)``, is
+    resolved by its config loader)."""
+    import itertools
+
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
+    loader = GlobalHydra.instance().config_loader()
+    choices: dict[str, list[str]] = {}
+    for override in OverridesParser.create(config_loader=loader).parse_overrides(overrides):
+        key = override.get_key_element()
+        choices[key] = ([f"{key}={v}" for v in override.sweep_string_iterator()]
+                        if override.is_sweep_override()
+                        else [f"{key}={override.get_value_element_as_str()}"])
+    return [list(job) for job in itertools.product(*choices.values())]
+
+
+def _sweep_tasks(config: DictConfig) -> int | None:
+    """The number of tasks of every job of the sweep (None if it cannot be told)."""
+    from hydra import compose
+
     from privpub.experiments.cli import spec_from_config
 
-    overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-    # the config loader resolves sweeps over a group's options, e.g. experiment=glob(day2016_*)
-    loader = GlobalHydra.instance().config_loader()
-    parsed = OverridesParser.create(config_loader=loader).parse_overrides(overrides)
     total = 0
-    for batch in BasicSweeper.split_arguments(parsed, None):
-        for job in batch:
-            cfg = compose(config_name="config", overrides=list(job))
-            total += spec_from_config(cfg, overrides=list(job)).n_tasks
+    overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+    for job in sweep_jobs(overrides):
+        cfg = compose(config_name="config", overrides=job)
+        total += spec_from_config(cfg, overrides=job).n_tasks
     return total
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from privpub.errors import ConfigError
+from privpub.experiments.catalog import CONF_DIR
 from privpub.results import SCALES
 
 __all__ = [
@@ -44,7 +45,7 @@ __all__ = [
 #: either reuses the other's stored audits.
 AUDIT_SEED = 0
 #: Where the task files live.
-TASK_DIR = Path(__file__).resolve().parent.parent / "conf" / "task"
+TASK_DIR = CONF_DIR / "task"
 #: A task's store is ``<results_dir>/<STORE_PREFIX><task>/<scale>/store``: beside the paper
 #: experiments' (so either reads the other's tasks), and left out of the report (``_``).
 STORE_PREFIX = "_leaderboard_"
@@ -442,6 +443,9 @@ def add_leaderboard_parser(sub) -> None:
     lb.add_argument("--no-audit", dest="audit", action="store_false",
                     help="do not quick-audit what is ranked and has no stored audit (it is "
                     "then marked 'not audited'; a stored refutation still sets a claim aside)")
+    lb.set_defaults(config_keys={"scale": "--scale", "results_dir": "--results-dir",
+                                 "n_jobs": "--n-jobs", "seed": "--seed", "data_dir": "--data-dir",
+                                 "plugins": "--plugins", "add_mechanisms": "--add"})
 
 
 def closing_lines(result: dict, scale: str | None = None) -> list[str]:

@@ -247,12 +247,12 @@ def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeyp
 def test_the_series_an_experiment_file_draws_together_have_distinct_colours():
     """A hash alone gave Flowgraph and RPS one cyan in day2016 Fig. 3; the experiment files'
     labels are coloured apart where they are drawn together, and a plug-in hashes."""
-    from privpub.experiments.catalog import PROJECT_ROOT, label_groups
+    from privpub.experiments.catalog import CONF_DIR, label_groups
     from privpub.experiments.figures import _colours
     from privpub.plots.series import series_styles
 
     colours = _colours()
-    for group in label_groups(PROJECT_ROOT / "conf"):
+    for group in label_groups(CONF_DIR):
         drawn = series_styles(group, colours)
         assert len({c for c, _ in drawn.values()}) == len(set(group)), group
     assert series_styles(["Truncation (theta=4)"], colours)["Truncation (theta=4)"][0] == \

@@ -28,6 +28,17 @@ def test_sweep_total_counts_every_job_of_a_glob_sweep():
     assert total == expected > 0
 
 
+def test_sweep_jobs_are_every_combination_of_the_swept_values_in_order():
+    """What Hydra's basic sweeper launches, computed through Hydra's public override API."""
+    from privpub.experiments.hydra_support import sweep_jobs
+
+    with initialize_config_dir(config_dir=str(CONF), version_base=None):
+        jobs = sweep_jobs(["scale=smoke", "seed=0,1", "experiment=glob(qardaji2012_fig*)",
+                           "+experiment.repetitions=2"])
+    assert jobs == [["scale=smoke", f"seed={s}", f"experiment=qardaji2012_fig{f}",
+                     "+experiment.repetitions=2"] for s in (0, 1) for f in range(1, 6)]
+
+
 def test_a_sweeps_union_draws_its_automatic_figures_against_what_the_sweep_varied():
     """After ``-m mechanism.epsilon=0.5,2,8`` each job saw one epsilon, so a metric
     no plot names got a table of one mean per dataset; the union draws it against epsilon."""
