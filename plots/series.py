@@ -391,8 +391,9 @@ def short_caveat(text: str, width: int = 240) -> str:
         if len(candidate) > width:
             break
         out = candidate
-    if not out:
-        out = textwrap.shorten(sentences[0] if sentences else text, width=width, placeholder=" …")
+    if not out:  # the first sentence alone is too long: shortened, with its own ellipsis
+        return textwrap.shorten(sentences[0] if sentences else text, width=width,
+                                placeholder=" …")
     out = out.rstrip(".")
     return out + ("" if out == " ".join(text.split()).rstrip(".") else " …")
 

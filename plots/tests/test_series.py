@@ -165,6 +165,8 @@ def test_short_caveat_keeps_whole_sentences_that_fit():
     assert short_caveat("First part. Second part.") == "First part. Second part"
     assert short_caveat("First part. " + "y" * 300 + ".") == "First part …"
     assert len(short_caveat("x " * 200)) <= 245
+    long_first = short_caveat("word " * 80 + ". Second.", width=60)
+    assert long_first.endswith(" …") and not long_first.endswith("… …")
 
 
 def _tidy(error_values):
