@@ -66,13 +66,13 @@ def _preflight(argv: list[str]) -> None:
 
 
 def _mechanism_configs(argv: list[str]) -> None:
-    """``mechanism=<name>`` of a plug-in without a YAML in conf/ (plugins= imported first);
-    a bad plug-in or an unknown name is one line, exit 2."""
+    """``mechanism=<name>`` and ``dataset=<name>`` without a YAML in conf/ (plugins=
+    imported first); a bad plug-in or an unknown name is one line, exit 2."""
     from privpub.errors import PrivpubError
-    from privpub.experiments.hydra_support import register_mechanism_configs
+    from privpub.experiments.hydra_support import register_configs
 
     try:
-        register_mechanism_configs(argv)
+        register_configs(argv)
     except PrivpubError as exc:
         print(f"privpub: error: {exc}", file=sys.stderr)
         sys.exit(2)

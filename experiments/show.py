@@ -2,7 +2,8 @@
 
 For one name: its code (file and line), its config, its tests, the experiments that use it
 (at which scales) and their figure files, and what the registry says of it (privacy notion,
-caveat, the paper section it implements). A name of several kinds shows each.
+caveat, the paper section it implements, how the audit runs it, its blind spot, why no
+leaderboard ranks it). A name of several kinds shows each.
 
 The lookup is open to new kinds: :func:`register_kind` adds a :class:`ShowKind` (e.g. a
 leaderboard task) whose ``find`` says whether a name is one of it, ``describe`` gives a
@@ -307,6 +308,7 @@ def _find_mechanism(name: str, ctx: ShowContext) -> bool:
 
 
 def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
+    from privpub.experiments.hydra_support import mechanism_node
     from privpub.papers import paper_citation
     from privpub.registry import get_mechanism
 
@@ -341,8 +343,14 @@ def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
         "caveat_per_parameter": callable_caveat,
         "caveat_at_defaults": info.caveat_for({}) if callable_caveat else info.caveat,
         "seeds_of": info.seeds_of,
+        "neighbourhood": info.neighbourhood,
+        "audit": _audit_of(info),
+        "blind_spots": {label.partition(" ")[2] or "every configuration": why
+                        for label, why in info.blind_spots.items()},
+        "unranked": info.unranked,
         "code": _code_of(func, ctx),
-        "config": _config("mechanism", name, ctx),
+        "config": _config("mechanism", name, ctx) or {
+            "file": None, "values": mechanism_node(name, info.parameters)},
         "parameters": {k: (None if v is inspect.Parameter.empty else _jsonable(v))
                        for k, v in info.parameters.items()},
         "required": [k for k, v in info.parameters.items() if v is inspect.Parameter.empty],
@@ -350,6 +358,17 @@ def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
         "tests": ctx.tests_naming(name, func.__name__),
         "experiments": ctx.uses(name, used),
     }
+
+
+def _audit_of(info) -> dict:
+    """What ``privpub audit`` runs of a mechanism (its registration's ``audit=``)."""
+    from privpub.audit.configs import audit_settings
+    from privpub.audit.stored import config_label
+
+    settings = audit_settings(info)
+    return {"configurations": [config_label(info.name, c).partition(" ")[2] or "defaults"
+                               for c in settings.configurations],
+            "cost_ms": settings.cost_ms, "audited": info.is_dp}
 
 
 def _render_mechanism(d: dict) -> list[str]:
@@ -370,17 +389,27 @@ def _render_mechanism(d: dict) -> list[str]:
     else:
         caveat = d["caveat"] or "none (the claim holds)"
     config = d["config"]
+    audit = d["audit"]
+    audited = (f"{', '.join(audit['configurations'])} at epsilon = 1 (one run ~"
+               f"{audit['cost_ms']:g} ms)" if audit["audited"] else "not audited (not DP)")
     lines = [
         f"{d['name']}  ({d['role']}{', ' + d['paper'] if d['paper'] else ''})",
         *(_wrapped("", d["summary"], width=0) if d["summary"] else []),
         f"  {'code':<13}{where}  ({code['function']})",
-        f"  {'config':<13}" + (config["file"] if config else "none (no conf/mechanism file)"),
+        f"  {'config':<13}" + (config["file"] or f"mechanism={d['name']} (no YAML: its name "
+                                                 "and parameters, all null)"),
         f"  {'kinds':<13}{d['input_kind']} -> {d['output_kind']}",
         f"  {'privacy':<13}{d['privacy']}",
         f"  {'role':<13}{d['role']}",
         f"  {'paper':<13}" + (f"{d['paper']}: {d['paper_citation']}" if d["paper"] else "none"),
         f"  {'section':<13}{section}",
         *_wrapped("caveat", caveat),
+        *([f"  {'neighbours':<13}{d['neighbourhood']} (not the notion's default)"]
+          if d["neighbourhood"] else []),
+        *_wrapped("audit", audited),
+        *[line for label, why in d["blind_spots"].items()
+          for line in _wrapped("blind spot", f"{label}: {why}")],
+        *(_wrapped("leaderboard", f"never ranked: {d['unranked']}") if d["unranked"] else []),
         *([f"  {'seeds of':<13}{d['seeds_of']}"] if d["seeds_of"] else []),
         *_wrapped("parameters", ", ".join(params) or "none"),
         *_listing("tests", d["tests"], "none found (no test file names it)"),
