@@ -158,8 +158,13 @@ def register_kind(kind: ShowKind) -> ShowKind:
 def describe(name: str, ctx: ShowContext | None = None) -> dict:
     """``{"name": name, "found": [one dict per kind the name is]}``; an unknown name raises
     :class:`UnknownName`."""
+    from privpub.errors import PrivpubError
+
     ctx = ctx or ShowContext()
-    found = [k.describe(name, ctx) for k in KINDS.values() if k.find(name, ctx)]
+    try:
+        found = [k.describe(name, ctx) for k in KINDS.values() if k.find(name, ctx)]
+    except PrivpubError as exc:  # e.g. an installed plug-in that cannot be loaded
+        raise UnknownName(f"privpub show: cannot look {name!r} up: {exc}") from None
     if not found:
         known = sorted({n for k in KINDS.values() for n in _names(k, ctx)})
         close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
@@ -298,11 +303,12 @@ def _summary(func) -> str:
 
 # --------------------------------------------------------------------------- mechanisms
 def _find_mechanism(name: str, ctx: ShowContext) -> bool:
+    from privpub.errors import UnknownNameError
     from privpub.registry import get_mechanism
 
     try:
         get_mechanism(name)
-    except Exception:  # noqa: BLE001 - unknown (or its module is broken): not a mechanism
+    except UnknownNameError:  # a broken plug-in is said by describe, not hidden
         return False
     return True
 
@@ -556,11 +562,12 @@ def _dataset_names(ctx: ShowContext) -> list[str]:
 
 # --------------------------------------------------------------------------- metrics
 def _find_metric(name: str, ctx: ShowContext) -> bool:
+    from privpub.errors import UnknownNameError
     from privpub.registry import get_metric
 
     try:
         get_metric(name)
-    except Exception:  # noqa: BLE001 - unknown: not a metric
+    except UnknownNameError:
         return False
     return True
 

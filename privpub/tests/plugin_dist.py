@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 import textwrap
 from pathlib import Path
 
-__all__ = ["MECHANISM", "DATASET", "TASK", "PYPROJECT", "write_distribution"]
+__all__ = ["MECHANISM", "DATASET", "TASK", "PYPROJECT", "write_distribution", "install",
+           "uninstall"]
 
 #: A node-DP mechanism as a plug-in module: a degree histogram that knows only the node count
 #: (one node more or fewer moves it by one: sensitivity 1), spread over public bins.
@@ -95,3 +98,32 @@ def write_distribution(root: Path, name: str, entry_points: dict[str, dict[str, 
         f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items()) + "\n"
         for group, eps in entry_points.items()), encoding="utf-8")
     return root
+
+
+def install(monkeypatch, root: Path, name: str, entry_points: dict[str, dict[str, str]],
+            files: dict[str, str]) -> Path:
+    """:func:`write_distribution` and put ``root`` on ``sys.path`` for the test
+    (``monkeypatch``); :func:`uninstall` forgets what it registered."""
+    write_distribution(root, name, entry_points, files)
+    monkeypatch.syspath_prepend(str(root))
+    importlib.invalidate_caches()
+    return root
+
+
+def uninstall(root: Path) -> None:
+    """Forget the modules imported from ``root`` and the mechanisms, metrics and datasets
+    they registered, and the loaded entry points."""
+    from privpub import plugins, registry
+    from privpub.data import registry as data_registry
+
+    gone = {m for m, mod in sys.modules.items()
+            if str(getattr(mod, "__file__", "") or "").startswith(str(root))}
+    for module in gone:
+        del sys.modules[module]
+    for table in (registry._MECHANISMS, registry._METRICS):
+        for key in [k for k, info in table.items() if info.registered_by in gone]:
+            del table[key]
+    for key in [k for k, spec in data_registry._DATASETS.items()
+                if getattr(spec.loader, "__module__", None) in gone]:
+        del data_registry._DATASETS[key]
+    plugins._LOADED.clear()

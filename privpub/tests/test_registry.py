@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from privpub import plugins, registry
+from privpub import registry
 from privpub.errors import ConfigError
 from privpub.registry import (
     built_in_mechanisms,
@@ -24,7 +24,8 @@ from privpub.registry import (
     mechanisms,
     metrics,
 )
-from privpub.tests.plugin_dist import MECHANISM, write_distribution
+from privpub.tests import plugin_dist
+from privpub.tests.plugin_dist import MECHANISM
 
 REGISTERING = """
     import numpy as np
@@ -60,20 +61,8 @@ def toy_package(tmp_path, monkeypatch):
 def install(tmp_path, monkeypatch):
     """``install(name, entry_points, files)`` puts a distribution on ``sys.path`` as pip
     would; everything it registered is forgotten afterwards."""
-    before = set(registry._MECHANISMS)
-
-    def install_(name, entry_points, files):
-        write_distribution(tmp_path, name, entry_points, files)
-        monkeypatch.syspath_prepend(str(tmp_path))
-        importlib.invalidate_caches()
-
-    yield install_
-    for name in [m for m, mod in sys.modules.items()
-                 if str(getattr(mod, "__file__", "") or "").startswith(str(tmp_path))]:
-        del sys.modules[name]
-    for name in set(registry._MECHANISMS) - before:
-        registry._MECHANISMS.pop(name)
-    plugins._LOADED.clear()
+    yield lambda *args: plugin_dist.install(monkeypatch, tmp_path, *args)
+    plugin_dist.uninstall(tmp_path)
 
 
 # --------------------------------------------------------------------------- built-ins
