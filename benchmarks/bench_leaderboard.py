@@ -77,7 +77,8 @@ def main(argv=None) -> None:
     for task in args.tasks or task_names():
         t0, c0 = time.perf_counter(), _cpu()
         out = run_leaderboard([task], scale=args.scale, results_dir=args.results_dir,
-                              n_jobs=args.n_jobs, echo=lambda line: None)
+                              n_jobs=args.n_jobs, audit=False,  # the runs only
+                              echo=lambda line: None)
         work = sum(s.n_tasks for s in out["summaries"])
         rows.append((task, work, time.perf_counter() - t0, _cpu() - c0))
         print(f"{task}: {work} tasks, {rows[-1][2]:.1f} s wall, {rows[-1][3]:.1f} s CPU",

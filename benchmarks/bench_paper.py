@@ -54,9 +54,10 @@ def main() -> int:
     env = dict(os.environ)
     if not args.warm_cache:
         env["PRIVPUB_CACHE_DIR"] = str(results / ".bench-cache")
-    command = reproduce_command(args.paper, args.scale,
-                                [f"n_jobs={args.n_jobs}", f"results_dir={results}",
-                                 "progress=false"], python=sys.executable)
+    multirun = reproduce_command(args.paper, args.scale,
+                                 [f"n_jobs={args.n_jobs}", f"results_dir={results}",
+                                  "progress=false"])
+    command = [sys.executable, str(ROOT / "run.py"), *multirun[2:]]  # = privpub run ...
     print(" ".join(command))
     first, code = timed(command, env)
     again, code2 = timed(command, env)

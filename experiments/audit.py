@@ -242,6 +242,9 @@ def add_parser(sub) -> None:
     p.add_argument("--rerun", action="store_true", help="audit again what is stored")
     p.add_argument("--replay", metavar="WITNESS_ID",
                    help="replay a stored violation's witness run for run")
+    p.set_defaults(config_keys={"results_dir": "--results-dir", "n_jobs": "--n-jobs",
+                                "executor": "--executor", "seed": "--seed",
+                                "rerun": "--rerun", "plugins": "--plugins"})
 
 
 def _fmt(x) -> str:

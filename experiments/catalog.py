@@ -6,11 +6,15 @@ Only the standard library is imported at module level, so ``privpub --help`` sta
 
 from __future__ import annotations
 
+import importlib.resources
+import importlib.util
 import re
 from pathlib import Path
 
 __all__ = [
-    "PROJECT_ROOT",
+    "CONF_DIR",
+    "CHECKOUT",
+    "source_path",
     "conf_dir",
     "natural_key",
     "figure_of",
@@ -21,19 +25,31 @@ __all__ = [
     "label_groups",
 ]
 
-#: The checkout holding run.py and conf/ (the parent of the ``experiments`` package).
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+#: The packaged configs, ``privpub.conf``: the checkout's conf/ in an editable install,
+#: site-packages/privpub/conf in a wheel.
+CONF_DIR = Path(str(importlib.resources.files("privpub.conf")))
+#: The source checkout (run.py, docs/, the tests) of an editable install; None when privpub
+#: is installed from a wheel, where what needs it degrades (docs/design.md, "One way in").
+CHECKOUT = CONF_DIR.parent if (CONF_DIR.parent / "run.py").is_file() else None
+
+
+def source_path(module: str) -> Path:
+    """The file of a ``privpub`` module, or the directory of a package, wherever it is
+    installed (``privpub.plots`` is the checkout's plots/ or site-packages/privpub/plots)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None:
+        raise ModuleNotFoundError(module)
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin)
 
 
 def conf_dir(arg: str | None) -> Path:
-    """The config directory (``--conf-dir``, else the checkout's ``conf``); a directory
-    without experiment files is a usage error."""
-    conf = Path(arg) if arg else PROJECT_ROOT / "conf"
+    """The config directory (``--conf-dir``, else the packaged :data:`CONF_DIR`); a
+    directory without experiment files is a usage error."""
+    conf = Path(arg) if arg else CONF_DIR
     if not (conf / "experiment").is_dir():
-        raise SystemExit(
-            f"privpub: no experiment configs in {conf / 'experiment'} (pass --conf-dir, or run "
-            "from an editable install of the privpub checkout: pip install -e .)"
-        )
+        raise SystemExit(f"privpub: no experiment configs in {conf / 'experiment'}")
     return conf
 
 

@@ -22,13 +22,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TOP_LEVEL_KEYS",
+    "unknown_key_message",
     "check_run_config",
     "check_writable",
     "closing_line",
     "run_from_config",
     "spec_from_config",
     "variant_slug",
-    "task_started",
 ]
 
 #: The keys of the top-level config (conf/config.yaml and its groups); others are typos.
@@ -45,15 +45,6 @@ _IDENTITY_ROOTS = ("experiment.", "dataset", "mechanism", "seed", "add_mechanism
 
 #: Outcome file of a multirun job, in its Hydra job directory.
 JOB_OUTCOME = "privpub.json"
-
-_STARTED = False
-
-
-def task_started() -> bool:
-    """Whether :func:`run_from_config` was entered in this process (run.py uses it to tell
-    Hydra's own config errors, which exit 1 before any task, from task failures)."""
-    return _STARTED
-
 
 # ----------------------------------------------------------------------------- checks
 def _int(value, name: str, *, minimum: int, allow: tuple = ()) -> int:
@@ -85,6 +76,17 @@ def check_writable(path: Path | str) -> Path:
     return path
 
 
+def unknown_key_message(unknown: list[str]) -> str:
+    """``unknown config key 'sed' (did you mean 'seed'?); keys: ...`` (one line)."""
+    import difflib
+
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, sorted(TOP_LEVEL_KEYS), n=1)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown config key {', '.join(hints)}; keys: {', '.join(sorted(TOP_LEVEL_KEYS))}"
+
+
 def check_run_config(cfg: DictConfig | dict) -> dict:
     """Validate the top-level keys before anything else; return the plain config.
 
@@ -97,15 +99,7 @@ def check_run_config(cfg: DictConfig | dict) -> dict:
     c = cfg if isinstance(cfg, dict) else OmegaConf.to_container(cfg, resolve=True)
     unknown = sorted(set(c) - TOP_LEVEL_KEYS - {"hydra"})
     if unknown:
-        import difflib
-
-        hints = []
-        for key in unknown:
-            close = difflib.get_close_matches(key, sorted(TOP_LEVEL_KEYS), n=1)
-            hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise ConfigError(
-            f"unknown config key {', '.join(hints)}; keys: {', '.join(sorted(TOP_LEVEL_KEYS))}"
-        )
+        raise ConfigError(unknown_key_message(unknown))
     c["seed"] = _int(c.get("seed"), "seed", minimum=0)
     c["n_jobs"] = _int(c.get("n_jobs"), "n_jobs", minimum=1, allow=(-1,))
     if c.get("executor") not in EXECUTORS:
@@ -170,9 +164,11 @@ def experiment_overrides(overrides: list[str], experiment: dict) -> dict:
     return out
 
 
-def variant_slug(overrides: list[str], seed: int = 0) -> str | None:
+def variant_slug(overrides: list[str], seed: int | list[int] = 0) -> str | None:
     """The name of the figure directory of a run that changes what is computed, from its
-    overrides (``dataset=karate`` -> ``dataset=karate``); None for the experiment's own run."""
+    overrides (``dataset=karate`` -> ``dataset=karate``); None for the experiment's own run
+    (base seed 0; ``seed`` may list a sweep's seeds)."""
+    seeds = sorted({int(s) for s in ([seed] if isinstance(seed, int) else seed)})
     kept = []
     for text in overrides:
         key = text.lstrip("+~").split("=", 1)[0]
@@ -181,10 +177,10 @@ def variant_slug(overrides: list[str], seed: int = 0) -> str | None:
         if key == "seed" and text.split("=", 1)[-1].strip() == "0":
             continue
         kept.append(text.lstrip("+").removeprefix("experiment."))
-    if not kept and seed == 0:
+    if not kept and seeds == [0]:
         return None
     if not kept:
-        kept = [f"seed={seed}"]
+        kept = [f"seed={','.join(map(str, seeds))}"]
     slug = re.sub(r"[\[\]{}'\" ]+", "", "__".join(kept))
     slug = re.sub(r"[^-\w.,=+~]+", "_", slug).strip("_")
     if len(slug) > 80:
@@ -222,7 +218,9 @@ def spec_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = No
 def _file_mechanisms(name) -> list | None:
     """The mechanism list of ``conf/experiment/<name>.yaml`` as the file states it (before
     the command line's ``experiment.mechanisms.<i>`` edits); None without such a file."""
-    path = Path(__file__).resolve().parents[1] / "conf" / "experiment" / f"{name}.yaml"
+    from privpub.experiments.catalog import CONF_DIR
+
+    path = CONF_DIR / "experiment" / f"{name}.yaml"
     if not name or not path.is_file():
         return None
     mechanisms = OmegaConf.to_container(OmegaConf.load(path)).get("mechanisms")
@@ -267,8 +265,6 @@ def _error(message: str, code: int) -> None:
 def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = None):
     """Run the configured experiment: the run line, the run, the figures, the exit code
     (docs/design.md, Experiments: "Exit codes")."""
-    global _STARTED
-    _STARTED = True
     overrides = hydra_overrides() if overrides is None else overrides
     try:
         c = check_run_config(cfg)
@@ -369,10 +365,12 @@ def _job_outcome(code: int, spec: ExperimentSpec, c: dict, results_dir: Path, su
     }
 
 
-def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int = 0, variant: str | None = None,
-         overrides=(), plot_stored: bool = False, redraw: bool = False, summary=None) -> str:
-    """Draw ``spec``'s figures (and the stored-everything variant when asked); a draw whose
-    inputs did not change since the last one is skipped unless ``redraw``."""
+def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int | list[int] = 0,
+         variant: str | None = None, overrides=(), plot_stored: bool = False,
+         redraw: bool = False, summary=None) -> str:
+    """Draw ``spec``'s figures (and the stored-everything variant when asked) for base seed
+    ``seed`` (or a sweep's seeds, each a series); a draw whose inputs did not change since
+    the last one is skipped unless ``redraw``."""
     from privpub.experiments.figures import draw_experiment
 
     text = draw_experiment(spec, results_dir, seed=seed, variant=variant,

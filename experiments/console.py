@@ -1,14 +1,17 @@
-"""The ``privpub`` console script: discover experiments, check the data, reproduce papers,
-show what a name is.
+"""The ``privpub`` console script: run experiments, discover them, check the data,
+reproduce papers, show what a name is.
 
-Subcommands: ``list`` (every experiment: figure, datasets, tasks and time per scale),
-``data`` (every data file: present / missing / corrupt), ``reproduce`` (runs the command
+Subcommands: ``run`` (the Hydra app, :mod:`privpub.experiments.app`: the same command as
+``python run.py``), ``list`` (every experiment: figure, datasets, tasks and time per scale),
+``data`` (every data file: present / missing / corrupt), ``reproduce`` (runs the multirun
 that regenerates a paper, after printing it, its expected time and any missing data),
 ``show`` (:mod:`privpub.experiments.show`), ``leaderboard``
-(:mod:`privpub.experiments.leaderboard`) and
-``audit`` (:mod:`privpub.experiments.audit`). Heavy modules (the data layer, the registry) are
-imported only by the subcommands that need them, so ``privpub --help`` is fast. Usage:
-README.md ("Discover and reproduce"); design: docs/design.md (Experiments: "Start-up").
+(:mod:`privpub.experiments.leaderboard`) and ``audit`` (:mod:`privpub.experiments.audit`).
+Every subcommand takes the top-level ``key=value`` overrides of conf/config.yaml that apply
+to it, in any order with its flags (:func:`parse_args`). Heavy modules (the data layer, the
+registry) are imported only by the subcommands that need them, so ``privpub --help`` is
+fast. Usage: README.md ("Discover and reproduce"); design: docs/design.md (Experiments:
+"Start-up", "One way in").
 """
 
 from __future__ import annotations
@@ -17,16 +20,16 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 from privpub.experiments import audit, catalog
-from privpub.experiments.catalog import PROJECT_ROOT, figure_of, paper_of
+from privpub.experiments.catalog import CHECKOUT, figure_of, paper_of
 from privpub.results import SCALES
 
-__all__ = ["main", "PROJECT_ROOT", "experiment_table", "reproduce_command", "figure_of",
+__all__ = ["main", "parse_args", "experiment_table", "reproduce_command", "figure_of",
            "count_tasks", "dataset_statuses"]
 
 #: Exit codes: 0 ok, 1 data missing / run failed, 2 usage or config error.
@@ -272,10 +275,12 @@ def _source_key(conf: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(conf.rglob("*.yaml")):
         digest.update(path.read_bytes())
-    for package in ("experiments", "privpub", "mechanisms", "baselines", "metrics"):
-        for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
-            stat = path.stat()
-            digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    packages = ("experiments", "", "mechanisms", "baselines", "metrics")
+    sources = {p for package in packages  # a wheel nests them all in privpub/: once each
+               for p in catalog.source_path(f"privpub.{package}".rstrip(".")).rglob("*.py")}
+    for path in sorted(sources):
+        stat = path.stat()
+        digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -424,11 +429,11 @@ def _cmd_data(args, out) -> int:
 
 
 # --------------------------------------------------------------------------- reproduce
-def reproduce_command(paper: str, scale: str, overrides=(), *, python: str = "python",
-                      run_py: str = "run.py") -> list[str]:
-    """The multirun that regenerates every figure and table of ``paper`` (or ``all``)."""
+def reproduce_command(paper: str, scale: str, overrides=()) -> list[str]:
+    """The multirun that regenerates every figure and table of ``paper`` (or ``all``):
+    ``privpub run -m ...`` (``python run.py -m ...`` in a checkout is the same command)."""
     pattern = "glob(*,exclude=default)" if paper == "all" else f"glob({paper}_*)"
-    return [python, run_py, "-m", f"experiment={pattern}", f"scale={scale}", *overrides]
+    return ["privpub", "run", "-m", f"experiment={pattern}", f"scale={scale}", *overrides]
 
 
 def _cmd_reproduce(args, out) -> int:
@@ -443,10 +448,7 @@ def _cmd_reproduce(args, out) -> int:
             return EXIT_USAGE
     else:
         mine = [p.stem for p, _ in exps if p.stem != "default"]
-    run_py = PROJECT_ROOT / "run.py"
-    here = Path.cwd().resolve() == PROJECT_ROOT
-    cmd = reproduce_command(args.paper, args.scale, args.overrides,
-                            run_py="run.py" if here else str(run_py))
+    cmd = reproduce_command(args.paper, args.scale, args.overrides)
     print(shlex.join(cmd), file=out)
     print(f"# {len(mine)} experiment(s): {', '.join(mine)}", file=out)
     if args.print_only:
@@ -462,13 +464,20 @@ def _cmd_reproduce(args, out) -> int:
         return EXIT_PROBLEMS
     print("# data: every file present", file=out)
     out.flush()
-    return subprocess.call([sys.executable, str(run_py), *cmd[2:]])
+    from privpub.experiments import app
+
+    with contextlib.redirect_stdout(out):
+        return app.run(cmd[2:], prog="privpub run")
 
 
 def expected_time(paper: str, scale: str, timings: Path | None = None) -> str:
     """What docs/timings.md measured for ``paper`` at ``scale`` (from an empty store and with
-    everything stored, 2 cores), or a sentence saying it has no such row."""
-    timings = timings or PROJECT_ROOT / "docs" / "timings.md"
+    everything stored, 2 cores), or a sentence saying it has no such row. The table comes
+    with the source checkout: installed from a wheel, the times are not measured."""
+    if timings is None and CHECKOUT is None:
+        return ("not measured for this installation (docs/timings.md, measured on the "
+                "project's 2-core machine, is in the source checkout)")
+    timings = timings or CHECKOUT / "docs" / "timings.md"
     key = "all five" if paper == "all" else paper
     try:
         lines = timings.read_text(encoding="utf-8").splitlines()
@@ -520,14 +529,19 @@ def _cmd_show(args, out) -> int:
 _DATA_DIR_HELP = "data directory (default $PRIVPUB_DATA_DIR, else the user cache dir)"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser and its subcommands' parsers (by name)."""
     p = argparse.ArgumentParser(
         prog="privpub",
-        description="Discover privpub's experiments, check the data directory, print the "
-        "command that reproduces a paper, show where a name's code, config, tests and figures "
-        "are. Experiments themselves run with `python run.py`.",
+        description="Run privpub's experiments, discover them, check the data directory, "
+        "reproduce a paper, show where a name's code, config, tests and figures are. Every "
+        "subcommand also takes the key=value overrides of conf/config.yaml that apply to it "
+        "(`privpub audit --quick results_dir=/tmp/r n_jobs=2`).",
     )
-    sub = p.add_subparsers(dest="command", metavar="{list,data,reproduce,show,leaderboard,audit}")
+    sub = p.add_subparsers(dest="command",
+                           metavar="{run,list,data,reproduce,show,leaderboard,audit}")
+    sub.add_parser("run", add_help=False, help="run an experiment or a sweep: Hydra's "
+                   "overrides, the same command as `python run.py` (privpub run --help)")
     _add_list(sub)
     _add_data(sub)
     _add_reproduce(sub)
@@ -536,7 +550,12 @@ def _parser() -> argparse.ArgumentParser:
 
     add_leaderboard_parser(sub)
     audit.add_parser(sub)
-    return p
+    for parser in sub.choices.values():
+        keys = parser.get_default("config_keys")
+        if keys:
+            parser.epilog = ("Also takes key=value (conf/config.yaml): "
+                             + ", ".join(f"{k}= ({flag})" for k, flag in keys.items()))
+    return p, sub.choices
 
 
 def _add_list(sub) -> None:
@@ -549,6 +568,8 @@ def _add_list(sub) -> None:
     ls.add_argument("--data-dir", help=_DATA_DIR_HELP)
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.add_argument("--conf-dir", help=argparse.SUPPRESS)
+    ls.set_defaults(config_keys={"scale": "--scale", "results_dir": "--results-dir",
+                                 "data_dir": "--data-dir"})
 
 
 def _add_data(sub) -> None:
@@ -558,6 +579,7 @@ def _add_data(sub) -> None:
                       help="fetch missing files that have a direct URL (hash-checked)")
     data.add_argument("--data-dir", help=_DATA_DIR_HELP)
     data.add_argument("--json", action="store_true", help="machine-readable output")
+    data.set_defaults(config_keys={"data_dir": "--data-dir", "allow_download": "--download"})
 
 
 def _add_reproduce(sub) -> None:
@@ -571,9 +593,11 @@ def _add_reproduce(sub) -> None:
                      help="only print the command (by default it runs, after printing it, "
                      "the expected time and any missing data)")
     rep.add_argument("--run", action="store_true", help=argparse.SUPPRESS)  # the default now
-    rep.add_argument("overrides", nargs="*",
-                     help="extra Hydra overrides appended to the command (e.g. n_jobs=2)")
+    rep.add_argument("overrides", nargs="*", metavar="OVERRIDE",
+                     help="Hydra overrides added to the command, anywhere on the line (e.g. "
+                     "n_jobs=2 results_dir=/tmp/r); scale= is --scale")
     rep.add_argument("--conf-dir", help=argparse.SUPPRESS)
+    rep.set_defaults(config_keys={"scale": "--scale"}, passes_overrides=True)
 
 
 def _add_show(sub) -> None:
@@ -585,17 +609,136 @@ def _add_show(sub) -> None:
     show.add_argument("--data-dir", help=_DATA_DIR_HELP)
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.add_argument("--conf-dir", help=argparse.SUPPRESS)
+    show.set_defaults(config_keys={"results_dir": "--results-dir", "data_dir": "--data-dir"})
+
+
+# ------------------------------------------------------------------ key=value overrides
+#: A ``key=value`` override (Hydra's syntax, e.g. ``n_jobs=2``, ``+experiment.x=1``,
+#: ``hydra/launcher=local``), told apart from flags and their values.
+_OVERRIDE = re.compile(r"^[+~]{0,2}[A-Za-z_][\w./@-]*=")
+
+
+class _Unset:
+    """The default of a flag a key=value may set: marks the flag as not given."""
+
+    def __init__(self, default):
+        self.default = default
+
+
+class _UsageError(Exception):
+    """A bad key=value: one line on stderr, exit 2."""
+
+
+def parse_args(parser: argparse.ArgumentParser, commands: dict, argv: list[str]):
+    """Parse ``argv``, whose top-level ``key=value`` overrides (conf/config.yaml's keys) set
+    the options their subcommand declares (``config_keys``: key -> flag), in any order with
+    the flags. A flag and its key saying different things, an unknown key and a key the
+    subcommand does not take are :class:`_UsageError`; a subcommand with
+    ``passes_overrides`` hands every other override on (``args.overrides``)."""
+    overrides = [a for a in argv[1:] if _OVERRIDE.match(a)]
+    rest = argv[:1] + [a for a in argv[1:] if not _OVERRIDE.match(a)]
+    for sub in commands.values():
+        keys = sub.get_default("config_keys") or {}
+        sub.set_defaults(**{_dest(f): _Unset(sub.get_default(_dest(f))) for f in keys.values()})
+    args = parser.parse_args(rest)
+    sub = commands.get(args.command)
+    keys = (sub.get_default("config_keys") if sub else None) or {}
+    tokens, passed, seen = [], [], {}
+    for text in overrides:
+        key = text.lstrip("+~").split("=", 1)[0]
+        if key not in keys:
+            if sub is not None and sub.get_default("passes_overrides"):
+                passed.append(text)  # the run checks it
+                continue
+            raise _UsageError(_not_taken(args.command, key, keys))
+        flag = keys[key]
+        given = getattr(args, _dest(flag))
+        default = given.default if isinstance(given, _Unset) else None
+        value = _value(args.command, text, boolean=isinstance(default, bool))
+        if not isinstance(given, _Unset) and not _same(given, value):
+            raise _UsageError(f"privpub {args.command}: {flag} {_shown(given)} and {text} say "
+                              "different things; give one of them")
+        if not _same(seen.get(key, value), value):
+            raise _UsageError(f"privpub {args.command}: {key}= is given twice, differently")
+        seen[key] = value
+        if isinstance(given, _Unset) and value not in (None, False, []):
+            tokens += [flag] if value is True else [flag, *map(str, _as_list(value))]
+    if tokens:
+        args = parser.parse_args([*rest, *tokens])  # argparse checks types and choices
+    for name, value in vars(args).items():
+        if isinstance(value, _Unset):
+            setattr(args, name, value.default)
+    if passed:
+        args.overrides = [*passed, *args.overrides]
+    return args
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _value(command: str, text: str, *, boolean: bool):
+    """The value of the override ``text``, typed as Hydra types it (``n_jobs=2`` -> 2,
+    ``plugins=[a,b]`` -> a list); argparse then checks it as it checks its flag."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    try:
+        (override,) = OverridesParser.create().parse_overrides([text])
+    except HydraException as exc:
+        raise _UsageError(f"privpub {command}: {str(exc).strip().splitlines()[0]}") from None
+    if override.is_sweep_override() or override.is_delete():
+        raise _UsageError(f"privpub {command}: {text} is not one value (sweeps: privpub run -m)")
+    value = override.value()
+    if boolean and not isinstance(value, bool):
+        raise _UsageError(f"privpub {command}: {text}: must be true or false")
+    if isinstance(value, dict):
+        raise _UsageError(f"privpub {command}: {text}: a mapping is not an option's value")
+    return value
+
+
+def _not_taken(command: str, key: str, keys: dict) -> str:
+    from privpub.experiments.cli import TOP_LEVEL_KEYS, unknown_key_message
+
+    if key not in TOP_LEVEL_KEYS:
+        return f"privpub {command}: {unknown_key_message([key])}"
+    takes = ", ".join(f"{k}=" for k in keys) or "no key=value"
+    return f"privpub {command}: {key}= does not apply here; it takes {takes}"
+
+
+def _as_list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _same(given, value) -> bool:
+    """Whether a flag's parsed value and a key's say the same thing."""
+    if isinstance(given, list):
+        return [str(v) for v in given] == [str(v) for v in _as_list(value)]
+    return given == value or str(given) == str(value)
+
+
+def _shown(value) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def main(argv: list[str] | None = None, *, out=None) -> int:
     """Entry point of the ``privpub`` console script; returns the exit code."""
     out = sys.stdout if out is None else out
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["run"]:  # every argument is Hydra's (privpub run --help: the app's help)
+        from privpub.experiments import app
+
+        with contextlib.redirect_stdout(out):
+            return app.run(argv[1:], prog="privpub run")
+    parser, commands = _parser()
     try:
         with contextlib.redirect_stdout(out):  # --help goes to ``out`` (tests capture it)
-            args = parser.parse_args(argv)
+            args = parse_args(parser, commands, argv)
     except SystemExit as exc:  # --help (0) or a usage error (2, message on stderr)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_USAGE
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE

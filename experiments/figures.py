@@ -22,6 +22,7 @@ from privpub.experiments.spec import ExperimentSpec
 from privpub.experiments.store import RELEASE_METRIC, ResultStore
 from privpub.plots.audited_privacy import privacy_text, series_privacy
 from privpub.plots.series import (
+    SEED,
     add_series,
     best_over,
     dataset_label,
@@ -42,7 +43,8 @@ def figure_dir(results_dir: Path | str, spec: ExperimentSpec, variant: str | Non
     return out / "variants" / variant if variant else out
 
 
-_DRAWING_CODE = ("experiments/figures.py", "experiments/claims", "privpub/results.py", "plots")
+_DRAWING_CODE = ("privpub.experiments.figures", "privpub.experiments.claims", "privpub.results",
+                 "privpub.plots")
 
 
 def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
@@ -60,9 +62,10 @@ def draw_fingerprint(spec: ExperimentSpec, results_dir: Path, *, seed: int,
     audits = Path(results_dir) / AUDIT_DIR / VERDICTS_FILE  # the series' audited privacy
     if audits.is_file():
         digest.update(f"audits:{audits.stat().st_size}:{audits.stat().st_mtime_ns}".encode())
-    root = Path(__file__).resolve().parents[1]
+    from privpub.experiments.catalog import source_path
+
     for name in _DRAWING_CODE:
-        where = root / name
+        where = source_path(name)
         paths = sorted(p for p in where.rglob("*.py") if "tests" not in p.parts) \
             if where.is_dir() else [where]
         for path in paths:
@@ -80,9 +83,15 @@ def _up_to_date(out: Path, fingerprint: str) -> str | None:
     return printed if meta.get("fingerprint") == fingerprint else None
 
 
-def asked_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed: int) -> pd.DataFrame:
-    """The rows of ``spec``'s tasks under base seed ``seed`` (and the matching truths),
-    relabelled with the spec's labels."""
+def seeds_of(seed) -> tuple[int, ...]:
+    """The base seeds a draw shows: ``seed`` (an int, or several from a sweep over seeds),
+    sorted."""
+    return (int(seed),) if isinstance(seed, int) else tuple(sorted({int(s) for s in seed}))
+
+
+def asked_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed) -> pd.DataFrame:
+    """The rows of ``spec``'s tasks under base seed ``seed`` (an int, or a list of them: a
+    sweep over seeds) and the matching truths, relabelled with the spec's labels."""
     if frame.empty:
         return frame
     labels = spec.labels
@@ -90,7 +99,7 @@ def asked_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed: int) -> pd.DataF
     task = frame["cell"].isin(list(labels)) & (reps < spec.repetitions)
     datasets = {c.dataset for c in spec.cells}
     truth = frame["cell"].astype(str).str.startswith("truth-") & frame["dataset"].isin(datasets)
-    rows = frame[(task | truth) & (frame["base_seed"] == seed)].copy()
+    rows = frame[(task | truth) & frame[SEED].isin(seeds_of(seed))].copy()
     rows["label"] = [labels.get(c, lab) for c, lab in zip(rows["cell"], rows["label"], strict=True)]
     rows["dataset_label"] = [
         spec.dataset_labels.get(f"{d}|{o}", dataset_label(d, o))
@@ -128,9 +137,11 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
     rows = select_rows(rows, plot.get("where"), empty="keep")
     if rows.empty:
         return None
-    if plot.get("best_over"):
+    if plot.get("best_over"):  # only the series the experiment declares tuned
+        over = plot["best_over"]
         higher = metric in metrics() and get_metric(metric).higher_is_better
-        rows = best_over(rows, plot["best_over"], higher_is_better=higher)
+        rows = best_over(rows, over, higher_is_better=higher,
+                         labels=spec.tuned_in_hindsight.get(over, []))
     rows = add_series(rows, x)
     panel = _column(plot.get("panel", "dataset"))
     hue = _column(plot.get("hue", "series"))
@@ -171,12 +182,11 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
 
 @functools.cache
 def _colours() -> dict[str, int]:
-    """The colour of every series label of the checkout's experiment files: the same in
+    """The colour of every series label of the packaged experiment files: the same in
     every figure, run and experiment (docs/design.md, "Stable identity")."""
-    from privpub.experiments.catalog import PROJECT_ROOT, label_groups
+    from privpub.experiments.catalog import CONF_DIR, label_groups
 
-    conf = PROJECT_ROOT / "conf"
-    return label_colours(label_groups(conf)) if (conf / "experiment").is_dir() else {}
+    return label_colours(label_groups(CONF_DIR))
 
 
 def _column(name):
@@ -224,7 +234,8 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
 
     name = str(plot.get("name") or "ccdf")
     select, where, best = plot["select"], plot.get("where"), plot.get("best_over")
-    picked = median_releases(frame, select=select, where=where, best_over=best)
+    tuned = spec.tuned_in_hindsight.get(best, []) if best else None
+    picked = median_releases(frame, select=select, where=where, best_over=best, tuned=tuned)
     scored = frame[frame["metric"] == select]
     scored = add_series(select_rows(scored, where, empty="keep"), x="__none__")
     scored = scored[scored["series"].isin(set(picked["series"]))]
@@ -235,6 +246,7 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
         select=select,
         where=where,
         best_over=best,
+        tuned=tuned,
         kind=plot.get("release_kind", "degree_histogram"),
         logx=bool(plot.get("logx", True)),
         logy=bool(plot.get("logy", True)),
@@ -320,7 +332,7 @@ def _other_cells(frame: pd.DataFrame, drawn: pd.DataFrame) -> str:
 
 
 def _status_section(rows: pd.DataFrame, status: str, heading: str) -> str:
-    found = rows[rows["status"] == status].drop_duplicates(["cell", "rep"])
+    found = rows[rows["status"] == status].drop_duplicates(["cell", SEED, "rep"])
     if found.empty:
         return ""
     counts = found.groupby(["dataset", "label", "error"]).size().reset_index(name="n")
@@ -380,12 +392,23 @@ def _caveats_text(ok: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None = None
-            ) -> list[dict]:
+def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None = None,
+            seeds: tuple[int, ...] = (0,)) -> list[dict]:
+    """The claims judged on the drawn rows; after a sweep over seeds, on each seed's rows
+    alone (as a run with that seed would judge them), ids suffixed ``(seed=<s>)``."""
     from privpub.experiments.claims import evaluate_claims
 
     if not spec.claims:
         return []
+    if len(seeds) > 1:
+        out = []
+        for seed in seeds:
+            mine = ok[ok[SEED] == seed]
+            theirs = twins[twins[SEED] == seed] if twins is not None and not twins.empty \
+                else twins
+            for result in _claims(spec, mine, theirs, (seed,)) if not mine.empty else []:
+                out.append({**result, "id": f"{result.get('id')} (seed={seed})", "seed": seed})
+        return out
     frame = ok[ok["metric"] != RELEASE_METRIC]
     if not frame.empty:
         frame = add_series(frame, x="__none__")
@@ -403,6 +426,8 @@ def _claims_text(results: list[dict]) -> str:
     for r in results:
         numbers = str(r.get("summary") or r.get("reason") or "").replace("|", "\\|")
         text = str(r.get("text", "")).replace("|", "\\|")
+        if "seed" in r:
+            text = f"(seed={r['seed']}) {text}"
         lines.append(f"| {text} | {r.get('source', '')} | **{r['verdict']}** | {numbers} |")
     for r in results:
         if r.get("deviation") and r["verdict"] != "held":
@@ -414,7 +439,7 @@ def draw_experiment(
     spec: ExperimentSpec,
     results_dir: Path | str,
     *,
-    seed: int = 0,
+    seed: int | list[int] = 0,
     variant: str | None = None,
     overrides: list[str] | None = None,
     summary=None,
@@ -429,8 +454,9 @@ def draw_experiment(
         What was asked: its cells, repetitions and plots.
     results_dir : path
         The results directory (the store is ``<results_dir>/<experiment>/<scale>/store``).
-    seed : int
-        The base seed whose tasks are drawn.
+    seed : int or list of int
+        The base seed whose tasks are drawn; several (a sweep over seeds) are each a series
+        of every figure and a row of every table (``seed=1``) and judge the claims each.
     variant : str, optional
         Draw into ``variants/<variant>/`` (a run that changed what is computed).
     overrides : list of str, optional
@@ -461,7 +487,7 @@ def draw_experiment(
     rows, twins = _drawn_rows(frame, spec, seed, stored)
     ok = rows[rows["status"] == "ok"] if not rows.empty else rows
     texts, drawn = _draw_plots(spec, ok, out)
-    claims = _claims(spec, ok, twins) if not ok.empty else []
+    claims = _claims(spec, ok, twins, seeds_of(seed)) if not ok.empty else []
     (out / "claims.json").write_text(_dumps(claims))
     limits = noise_free_limits(ok, twins[twins["status"] == "ok"] if not twins.empty else twins,
                                spec)
@@ -479,7 +505,8 @@ def draw_experiment(
                                     + "\n".join(s for s in sections if s))
     if spec.notes:
         (out / "notes.md").write_text(spec.notes.strip() + "\n")
-    meta = _meta(spec, pd.concat([rows, twins]), drawn, variant, overrides, summary)
+    meta = _meta(spec, pd.concat([rows, twins]), drawn, variant, overrides, summary,
+                 seeds_of(seed))
     meta["noise_free"] = limits
     meta["series_privacy"] = privacy
     meta["fingerprint"] = fingerprint
@@ -499,11 +526,11 @@ def _header(spec: ExperimentSpec, variant: str | None, overrides) -> str:
     return header
 
 
-def _drawn_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed: int, stored: bool):
+def _drawn_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed, stored: bool):
     """The rows a draw shows (the spec's tasks, or every stored cell of ``seed`` with
     ``stored``), split into ordinary rows and noise-free twins."""
     if stored and not frame.empty:
-        rows = frame[frame["base_seed"] == seed]
+        rows = frame[frame[SEED].isin(seeds_of(seed))]
     else:
         rows = asked_rows(frame, spec, seed)
     twins = rows.iloc[0:0]
@@ -535,9 +562,9 @@ def _draw_plots(spec: ExperimentSpec, ok: pd.DataFrame, out: Path):
     return texts, drawn
 
 
-def _meta(spec, rows, drawn, variant, overrides, summary) -> dict:
+def _meta(spec, rows, drawn, variant, overrides, summary, seeds=(0,)) -> dict:
     tasks = rows[~rows["cell"].astype(str).str.startswith("truth-")] if not rows.empty else rows
-    per_task = tasks.drop_duplicates(["cell", "rep"]) if not tasks.empty else tasks
+    per_task = tasks.drop_duplicates(["cell", SEED, "rep"]) if not tasks.empty else tasks
     counts = per_task["status"].value_counts().to_dict() if not per_task.empty else {}
     def column(name):
         return pd.to_numeric(per_task.get(name, pd.Series(dtype=float)), errors="coerce")
@@ -561,11 +588,12 @@ def _meta(spec, rows, drawn, variant, overrides, summary) -> dict:
         "privacy": spec.privacy,
         "cells": len(spec.cells),
         "repetitions": spec.repetitions,
-        "tasks": spec.n_tasks,
+        "tasks": spec.n_tasks * len(seeds),
+        "seeds": list(seeds),
         "ok": int(counts.get("ok", 0)),
         "skipped": int(counts.get("skipped", 0)),
         "failed": int(counts.get("error", 0)),
-        "missing": spec.n_tasks - len(per_task),
+        "missing": spec.n_tasks * len(seeds) - len(per_task),
         "variant": variant,
         "overrides": list(overrides or []),
         "figures": drawn["figure"],

@@ -5,9 +5,9 @@ result store. A job does not draw and does not raise: it records its outcome (it
 spec, failures, or a one-line config/data error) in ``privpub.json`` in its Hydra job
 directory (:mod:`privpub.experiments.cli`). When the sweep ends, :class:`PrivpubCallback`
 
-- draws, per experiment and scale, the union of the jobs' grids (the experiment's own figures
-  when every job ran the experiment's own grid, else ``variants/<slug>/`` named after the
-  sweep's overrides);
+- draws, per experiment and scale, the union of the jobs' grids and seeds (the experiment's
+  own figures when every job ran the experiment's own grid at seed 0, else
+  ``variants/<slug>/`` named after the sweep's overrides; each seed a series);
 - lists every failure once;
 - exits with the largest code of the jobs (2 config/data error, 1 failed tasks, 0 otherwise).
 
@@ -28,8 +28,8 @@ from pathlib import Path
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "collect_outcomes", "union_specs",
-           "register_configs", "mechanism_node"]
+__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "sweep_jobs", "collect_outcomes",
+           "union_specs", "register_configs", "mechanism_node"]
 
 _CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -124,24 +124,37 @@ def register_configs(argv: list[str]) -> None:
                     node={"name": name, **get_dataset_spec(name).defaults})
 
 
-def _sweep_tasks(config: DictConfig) -> int | None:
-    """The number of tasks of every job of the sweep (None if it cannot be told)."""
-    from hydra import compose
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+def sweep_jobs(overrides: list[str]) -> list[list[str]]:
+    """The jobs of a multirun of ``overrides`` as Hydra's basic sweeper launches them, each
+    its list of overrides: every combination of the swept keys' values, in order. Needs an
+    initialized Hydra (a sweep over a group's options, ``experiment=glob(day2016_*)``, is
+    resolved by its config loader)."""
+    import itertools
+
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
+    loader = GlobalHydra.instance().config_loader()
+    choices: dict[str, list[str]] = {}
+    for override in OverridesParser.create(config_loader=loader).parse_overrides(overrides):
+        key = override.get_key_element()
+        choices[key] = ([f"{key}={v}" for v in override.sweep_string_iterator()]
+                        if override.is_sweep_override()
+                        else [f"{key}={override.get_value_element_as_str()}"])
+    return [list(job) for job in itertools.product(*choices.values())]
+
+
+def _sweep_tasks(config: DictConfig) -> int | None:
+    """The number of tasks of every job of the sweep (None if it cannot be told)."""
+    from hydra import compose
+
     from privpub.experiments.cli import spec_from_config
 
-    overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-    # the config loader resolves sweeps over a group's options, e.g. experiment=glob(day2016_*)
-    loader = GlobalHydra.instance().config_loader()
-    parsed = OverridesParser.create(config_loader=loader).parse_overrides(overrides)
     total = 0
-    for batch in BasicSweeper.split_arguments(parsed, None):
-        for job in batch:
-            cfg = compose(config_name="config", overrides=list(job))
-            total += spec_from_config(cfg, overrides=list(job)).n_tasks
+    overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+    for job in sweep_jobs(overrides):
+        cfg = compose(config_name="config", overrides=job)
+        total += spec_from_config(cfg, overrides=job).n_tasks
     return total
 
 
@@ -160,9 +173,11 @@ def collect_outcomes(directory: Path) -> list[dict]:
 
 
 def union_specs(outcomes: list[dict]) -> list[tuple]:
-    """[(spec, seed, results_dir, (plot_stored, redraw), run)] with the union of the cells (and the
-    largest repetitions) of every job of the same experiment, scale, seed and results_dir,
-    and ``run`` the jobs' summed counts and seconds."""
+    """[(spec, seeds, results_dir, (plot_stored, redraw), run)] with the union of the cells
+    (and the largest repetitions) of every job of the same experiment, scale and
+    results_dir, ``seeds`` the sorted base seeds of those jobs (a sweep over ``seed=0,1``
+    draws each seed as a series of one figure, never one seed over another), and ``run`` the
+    jobs' summed counts and seconds."""
     from types import SimpleNamespace
 
     from privpub.experiments.spec import ExperimentSpec, refresh_auto_plots
@@ -172,22 +187,26 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
         if "spec" not in outcome or not outcome.get("plot", True):
             continue
         spec = ExperimentSpec.from_dict(outcome["spec"])
-        key = (spec.name, spec.scale, outcome["seed"], outcome["results_dir"])
+        key = (spec.name, spec.scale, outcome["results_dir"])
         run = outcome.get("run") or {}
         if key not in groups:
             flags = (outcome.get("plot_stored", False), outcome.get("redraw", False))
-            groups[key] = [spec, flags, dict(run)]
+            groups[key] = [spec, {int(outcome["seed"])}, flags, dict(run)]
             continue
-        merged, _, total = groups[key]
+        merged, seeds, _, total = groups[key]
+        seeds.add(int(outcome["seed"]))
         known = {c.cell_id for c in merged.cells}
         merged.cells += [c for c in spec.cells if c.cell_id not in known]
         merged.repetitions = max(merged.repetitions, spec.repetitions)
+        for over, labels in spec.tuned_in_hindsight.items():
+            mine = merged.tuned_in_hindsight.get(over, [])
+            merged.tuned_in_hindsight[over] = sorted({*mine, *labels})
         for name, value in run.items():
             total[name] = total.get(name, 0) + value
-    for merged, _, _ in groups.values():
+    for merged, *_ in groups.values():
         merged.plots = refresh_auto_plots(merged)
-    return [(s, k[2], Path(k[3]), stored, SimpleNamespace(**run) if run else None)
-            for k, (s, stored, run) in groups.items()]
+    return [(s, sorted(seeds), Path(k[2]), stored, SimpleNamespace(**run) if run else None)
+            for k, (s, seeds, stored, run) in groups.items()]
 
 
 class PrivpubCallback(Callback):
@@ -214,8 +233,9 @@ class PrivpubCallback(Callback):
         outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
         overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
         drawn: dict[Path, list[Path]] = {}
-        for spec, seed, results_dir, (stored, redraw), run in union_specs(outcomes):
-            variant = variant_slug(overrides, seed)
+        for spec, seeds, results_dir, (stored, redraw), run in union_specs(outcomes):
+            variant = variant_slug(overrides, seeds)
+            seed = seeds[0] if len(seeds) == 1 else seeds
             print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
                        plot_stored=stored, redraw=redraw, summary=run), flush=True)
             drawn.setdefault(results_dir, []).append(figure_path(spec, results_dir, variant))

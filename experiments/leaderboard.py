@@ -8,10 +8,11 @@ ordinary :class:`~privpub.experiments.spec.ExperimentSpec` s (one per output kin
 must
 all take that kind), whose cells are the paper experiments' cells where they compute the same
 thing, so the runner copies what a paper experiment already computed.
-:func:`run_leaderboard` runs what is missing and has :mod:`privpub.plots.leaderboard` write the
+:func:`run_leaderboard` runs what is missing, quick-audits what it ranks and no stored audit
+speaks for (:func:`audit_unaudited`) and has :mod:`privpub.plots.leaderboard` write the
 pages.
-The rules (notions never ranked together, hindsight tuning, aggregates): docs/design.md
-("Leaderboards").
+The rules (notions never ranked together, refuted claims never ranked, hindsight tuning,
+aggregates): docs/design.md ("Leaderboards").
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from privpub.errors import ConfigError
+from privpub.experiments.catalog import CONF_DIR
 from privpub.results import SCALES
 
 __all__ = [
@@ -37,11 +39,15 @@ __all__ = [
     "compile_task",
     "board_of",
     "evaluate_task_claims",
+    "audit_unaudited",
     "run_leaderboard",
 ]
 
+#: The seed of the quick audits the leaderboard runs: ``privpub audit``'s default, so that
+#: either reuses the other's stored audits.
+AUDIT_SEED = 0
 #: Where the task files live.
-TASK_DIR = Path(__file__).resolve().parent.parent / "conf" / "task"
+TASK_DIR = CONF_DIR / "task"
 #: A task's store is ``<results_dir>/<STORE_PREFIX><task>/<scale>/store``: beside the paper
 #: experiments' (so either reads the other's tasks), and left out of the report (``_``).
 STORE_PREFIX = "_leaderboard_"
@@ -303,54 +309,105 @@ def board_of(task: Task, scale: str, add=()) -> dict:
     }
 
 
-def _claims_of(task: Task, board: dict) -> list[dict]:
+def _claims_of(task: Task, board: dict, set_aside=()) -> list[dict]:
     """The task's claims in the papers' claim schema: ``among_notion: <notion>`` becomes
-    the list of the task's ranked series of that notion (hindsight-tuned ones are not)."""
+    the list of the task's ranked series of that notion (hindsight-tuned ones and those in
+    ``set_aside`` are not)."""
     out = []
     for raw in task.claims:
         claim = {k: v for k, v in raw.items() if k not in ("among_notion", "reference")}
         notion = raw.get("among_notion")
         if notion is not None:
             claim["among"] = [n for n, m in board["methods"].items()
-                              if m["notion"] == notion and not m["tuned_in_hindsight"]]
+                              if m["notion"] == notion and not m["tuned_in_hindsight"]
+                              and n not in set_aside]
         out.append(claim)
     return out
 
 
-def evaluate_task_claims(task: Task, board: dict, frame) -> list[dict]:
+def evaluate_task_claims(task: Task, board: dict, frame, set_aside=()) -> list[dict]:
     """The task's claims judged on its stored rows
     (:func:`privpub.experiments.claims.evaluate_claims`),
-    each with its ``text``, ``source`` and outside ``reference``."""
+    each with its ``text``, ``source`` and outside ``reference``; the mechanisms in
+    ``set_aside`` (every series refuted by the audit) are not among the compared ones."""
     from privpub.experiments.claims import evaluate_claims, parse_claims
 
-    claims = _claims_of(task, board)
+    claims = _claims_of(task, board, set_aside)
     if not claims:
         return []
-    parsed = parse_claims(claims, where=f"task {task.name!r}")
     rows = frame
     if frame is not None and not frame.empty:
         rows = frame[(frame["status"] == "ok") & ~frame["noise_free"].fillna(False).astype(bool)]
-    results = evaluate_claims(parsed, rows)
+    # too few series left to compare once the refuted ones are set aside: not evaluated
+    short = [c.get("among_notion") is not None and len(claim["among"]) < 2
+             for c, claim in zip(task.claims, claims, strict=True)]
+    parsed = iter(evaluate_claims(parse_claims([c for c, s in zip(claims, short, strict=True)
+                                                if not s], where=f"task {task.name!r}"), rows))
+    results = [_not_evaluated(c, [m for m in sorted(set_aside)
+                                  if board["methods"][m]["notion"] == c["among_notion"]])
+               if s else next(parsed)
+               for c, s in zip(task.claims, short, strict=True)]
     for raw, result in zip(task.claims, results, strict=True):
         result.update(id=raw.get("id"), text=raw.get("text"), source=raw.get("source"),
                       reference=raw.get("reference"))
     return results
 
 
+def _not_evaluated(raw: dict, set_aside) -> dict:
+    """The verdict of a claim among a notion's series when fewer than two are ranked."""
+    notion = raw["among_notion"]
+    aside = f" ({', '.join(set_aside)} refuted by the audit)" if set_aside else ""
+    reason = f"fewer than two ranked {notion} series to compare{aside}"
+    return {"verdict": "not evaluated", "summary": f"not evaluated: {reason}", "reason": reason,
+            "n_held": 0, "n_groups": 0, "n_skipped": 0, "groups": []}
+
+
+def audit_unaudited(boards: list[dict], *, results_dir, n_jobs: int = 1, plugins=(),
+                    echo=print):
+    """Quick-audit (``privpub audit --quick``, :func:`privpub.experiments.audit.run_audits`)
+    every mechanism of ``boards`` with a series of a DP notion that no stored audit speaks
+    for; the rows go to the audits' store and ``verdicts.json`` like any audit's. Returns
+    the :class:`~privpub.experiments.audit.AuditRun`, None when nothing was missing."""
+    from privpub.experiments.audit import run_audits
+    from privpub.plots.leaderboard import board_standing, stored_records
+    from privpub.plots.leaderboard.standing import not_audited
+
+    records = stored_records(results_dir)
+    names = sorted({m for b in boards for m in not_audited(board_standing(b, records))})
+    if not names:
+        return None
+    echo(f"audit (quick) of what is ranked and has no stored audit: {', '.join(names)} "
+         "(--no-audit skips it)")
+
+    def progress(row):
+        bound = row["value"]
+        echo(f"  {row['label']}: {row['verdict']}"
+             + (f" (eps_lb {bound:.3g}, {row['seconds']:.1f} s)" if bound == bound else ""))
+
+    run = run_audits(names, results_dir=results_dir, mode="quick", seed=AUDIT_SEED,
+                     n_jobs=n_jobs, plugins=plugins, progress=progress)
+    echo(f"audit: {run.n_ran} configuration(s) audited ({run.seconds:.0f} s)")
+    return run
+
+
 def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
                     results_dir="results", n_jobs: int = 1, seed: int = 0,
-                    data_dir=None, progress: bool = False, echo=print) -> dict:
-    """Run the missing tasks of ``tasks`` (default: all) and write
+                    data_dir=None, progress: bool = False, audit: bool = True,
+                    echo=print) -> dict:
+    """Run the missing tasks of ``tasks`` (default: all), quick-audit what they rank and no
+    stored audit speaks for (unless ``audit`` is False: it is then "not audited") and write
     ``<results_dir>/leaderboard/``, whose pages and CSV also keep every other task already
-    stored at ``scale``.
+    stored at ``scale``. A series whose claim the stored audit refutes is not ranked, nor
+    among the series a task's claim compares.
 
-    Returns ``{"pages": index path, "csv": csv path, "summaries": [...], "claims":
-    {task: [...]}, "seconds": ...}``."""
+    Returns ``{"index": index path, "csv": csv path, "tops": {task: ...}, "refuted":
+    {task: [...]}, "summaries": [...], "claims": {task: [...]}, "seconds": ...}``."""
     import time
 
     from privpub.experiments.runner import run_experiment, store_dir
     from privpub.experiments.store import ResultStore
-    from privpub.plots.leaderboard import write_leaderboard
+    from privpub.plots.leaderboard import board_standing, stored_records, write_leaderboard
+    from privpub.plots.leaderboard.standing import REFUTED, refuted_cells
     from privpub.registry import import_plugins
 
     t0 = time.perf_counter()
@@ -368,16 +425,27 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
             summaries.append(summary)
             echo(summary.describe())
         board = board_of(task, scale, fits)
-        frame = ResultStore(store_dir(results_dir, STORE_PREFIX + task.name, scale)
-                            / "store").load()
-        board["claims"] = evaluate_task_claims(task, board, frame)
-        claims[task.name] = board["claims"]
-        board["frame"] = frame
-        boards.append(board)
+        board["frame"] = ResultStore(store_dir(results_dir, STORE_PREFIX + task.name, scale)
+                                     / "store").load()
+        boards.append((task, board))
     unused = [a for a in add if not any(_fits(t, a) for t in loaded)]
     if unused:
         raise ConfigError(f"--add {', '.join(unused)}: fits none of the tasks "
                           f"{', '.join(names)}")
+    if audit:  # what the tasks run here rank (the others' were audited when they ran)
+        audit_unaudited([b for t, b in boards if t.name in names], results_dir=results_dir,
+                        n_jobs=n_jobs, plugins=plugins, echo=echo)
+    records = stored_records(results_dir)
+    for task, board in boards:  # a refuted series is not among the series a claim compares
+        standing = board_standing(board, records)
+        frame, refuted = board["frame"], refuted_cells(standing)
+        if refuted and frame is not None and not frame.empty:
+            frame = frame[~frame["cell"].astype(str).isin(refuted)]
+        ranked = {e["mechanism"] for e in standing.values() if e["standing"] != REFUTED}
+        set_aside = {e["mechanism"] for e in standing.values()} - ranked
+        board["claims"] = claims[task.name] = evaluate_task_claims(task, board, frame,
+                                                                   set_aside)
+    boards = [b for _, b in boards]
     written = write_leaderboard(boards, Path(results_dir) / "leaderboard",
                                 results_dir=results_dir)
     return {**written, "summaries": summaries, "claims": claims,
@@ -409,27 +477,50 @@ def add_leaderboard_parser(sub) -> None:
     lb.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (default: 1)")
     lb.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
     lb.add_argument("--data-dir", help="real datasets (default: $PRIVPUB_DATA_DIR)")
+    lb.add_argument("--no-audit", dest="audit", action="store_false",
+                    help="do not quick-audit what is ranked and has no stored audit (it is "
+                    "then marked 'not audited'; a stored refutation still sets a claim aside)")
+    lb.set_defaults(config_keys={"scale": "--scale", "results_dir": "--results-dir",
+                                 "n_jobs": "--n-jobs", "seed": "--seed", "data_dir": "--data-dir",
+                                 "plugins": "--plugins", "add_mechanisms": "--add"})
 
 
-def closing_lines(result: dict) -> list[str]:
-    """What ``privpub leaderboard`` prints at its end: each task's leaders at its headline
-    parameter, the claims' verdicts with their numbers and where the pages are."""
+def closing_lines(result: dict, scale: str | None = None) -> list[str]:
+    """What ``privpub leaderboard`` prints at its end: each task's ranked leaders at its
+    headline parameter ("not audited" beside a DP claim no stored audit speaks for), the
+    series set aside because the audit refutes their claim (an ``ERROR`` line for a
+    caveat-free one), the claims' verdicts with their numbers and where the pages are."""
     lines = []
     for task, tops in result["tops"].items():
         lines.append(f"{task}:")
         for t in tops:
-            best = "; ".join(f"{i + 1}. {s} {v:.4g}" for i, (s, v) in enumerate(t["top"]))
+            best = "; ".join(f"{i + 1}. {s} {v:.4g}{f' ({note})' if note else ''}"
+                             for i, (s, v, note) in enumerate(t["top"]))
             where = f"{t['dataset']}{' ' + t['setting'] if t['setting'] else ''}"
             lines.append(f"  [{t['notion']}] {where} at {t['axis']}={t['at']}: {best}")
+        for e in result.get("refuted", {}).get(task, []):
+            lines.append(f"  not ranked: {e['series']} claims {e['notion']}, refuted by the "
+                         f"audit (eps_lb {e['epsilon_lower_bound']:.3g}, {e['mode']}); "
+                         f"replay: {e['replay']}")
         for c in result["claims"].get(task, []):
             lines.append(f"  claim {c['id']}: {c['verdict']} - {c['summary']}")
+    for task, refuted in result.get("refuted", {}).items():
+        for e in refuted:
+            if e["error"]:
+                lines.append(f"ERROR {task}: {e['series']} claims {e['notion']} without a "
+                             f"caveat and the audit refutes it (eps_lb "
+                             f"{e['epsilon_lower_bound']:.3g} > 1); replay: {e['replay']}")
+    if scale == "smoke":
+        lines.append("smoke scale: toy data (synthetic stand-ins, few repetitions), not a "
+                     "ranking to cite")
     lines.append(f"leaderboard: {result['index']} (csv: {result['csv']}, "
                  f"{result['seconds']:.0f} s)")
     return lines
 
 
 def cmd_leaderboard(args, out) -> int:
-    """``privpub leaderboard``: exit 0 done, 1 some tasks failed, 2 a config or data error."""
+    """``privpub leaderboard``: exit 0 done, 1 some tasks failed or the audit refutes a
+    caveat-free claim it would rank, 2 a config or data error."""
     import os
     import sys
 
@@ -440,10 +531,11 @@ def cmd_leaderboard(args, out) -> int:
         result = run_leaderboard(args.tasks, scale=args.scale, add=args.add,
                                  plugins=args.plugins, results_dir=args.results_dir,
                                  n_jobs=args.n_jobs, seed=args.seed, data_dir=data_dir,
-                                 echo=lambda line: print(line, file=out))
+                                 audit=args.audit, echo=lambda line: print(line, file=out))
     except PrivpubError as exc:
         print(f"privpub leaderboard: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
-    for line in closing_lines(result):
+    for line in closing_lines(result, args.scale):
         print(line, file=out)
-    return 1 if any(s.failed for s in result["summaries"]) else 0
+    refuted_unreserved = any(e["error"] for r in result["refuted"].values() for e in r)
+    return 1 if refuted_unreserved or any(s.failed for s in result["summaries"]) else 0

@@ -138,16 +138,19 @@ def store_dir(results_dir: Path | str, experiment: str, scale: str) -> Path:
 
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
-    """Package version plus the git commit of the checkout (with ``+dirty`` if modified)."""
+    """Package version plus the git commit of the checkout (with ``+dirty`` if modified);
+    the version alone when installed from a wheel (no checkout to describe)."""
     import subprocess
 
     import privpub
+    from privpub.experiments.catalog import CHECKOUT
 
     version = privpub.__version__
-    root = Path(__file__).resolve().parent.parent
+    if CHECKOUT is None:
+        return version
     try:
         commit = subprocess.run(
-            ["git", "-C", str(root), "describe", "--always", "--dirty=+dirty"],
+            ["git", "-C", str(CHECKOUT), "describe", "--always", "--dirty=+dirty"],
             capture_output=True,
             text=True,
             timeout=5,

@@ -19,7 +19,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -39,10 +39,10 @@ class ShowContext:
     """Where ``show`` looks: the config directory, the results directory (figure paths) and
     the data directory (file status)."""
 
-    conf: Path = field(default_factory=lambda: catalog.PROJECT_ROOT / "conf")
+    conf: Path = catalog.CONF_DIR
     results_dir: str = "results"
     data_dir: str | None = None
-    root: Path = catalog.PROJECT_ROOT
+    root: Path | None = catalog.CHECKOUT  # None from a wheel: no tests to name
 
     @cached_property
     def experiments(self) -> list[tuple[Path, dict]]:
@@ -53,7 +53,7 @@ class ShowContext:
     def test_files(self) -> dict[Path, str]:
         """The project's test files (``<package>/tests/test_*.py``) and their text."""
         found = {}
-        for top in sorted(self.root.iterdir()):
+        for top in sorted(self.root.iterdir()) if self.root else ():
             if not top.is_dir() or top.name.startswith((".", "_")) or top.name == "results":
                 continue
             for path in sorted(top.rglob("test_*.py")):
@@ -64,10 +64,8 @@ class ShowContext:
     def relative(self, path: str | Path) -> str:
         """``path`` relative to the checkout when inside it."""
         path = Path(path).resolve()
-        try:
-            return str(path.relative_to(self.root))
-        except ValueError:
-            return str(path)
+        inside = self.root is not None and path.is_relative_to(self.root)
+        return str(path.relative_to(self.root)) if inside else str(path)
 
     def tests_naming(self, *names: str) -> list[str]:
         """The test files that mention any of ``names`` as a whole word."""

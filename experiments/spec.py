@@ -34,6 +34,7 @@ __all__ = [
     "resolve_experiment",
     "noise_free_twins",
     "refresh_auto_plots",
+    "declared_tuning",
     "plot_metrics",
     "plot_file",
     "PLOT_KINDS",
@@ -144,6 +145,8 @@ class ExperimentSpec:
     privacy: str | None = None
     dataset_labels: dict = field(default_factory=dict)  # "<dataset>|<options>" -> label
     cold: bool = False  # running times: no cache, no task read from another experiment
+    #: parameter -> the labels a plot's ``best_over`` may tune in hindsight (declared_tuning)
+    tuned_in_hindsight: dict = field(default_factory=dict)
 
     @property
     def expected_rows(self) -> list[str]:
@@ -374,13 +377,37 @@ def resolve_experiment(
     from privpub.experiments.claims import parse_claims
 
     claims = parse_claims(exp.get("claims") or [], where=where, plots=plots)
+    tuned = declared_tuning(plots, entries[:n_own], grid, datasets)
     return ExperimentSpec(
         name=name, scale=scale, cells=unique, metrics=metric_names, repetitions=repetitions,
         paper=exp.get("paper"), title=str(exp.get("title") or ""), plots=plots,
         notes=str(exp.get("notes") or ""), keep_releases=keep_releases, info_rows=info_rows,
         claims=claims, privacy=exp.get("privacy") or _main_privacy(layers.own or entries),
         dataset_labels=dataset_labels, cold=bool(exp.get("cold", False)),
+        tuned_in_hindsight=tuned,
     )
+
+
+def declared_tuning(plots: list[dict], own: list[dict], grid: dict,
+                    datasets: list[dict]) -> dict[str, list[str]]:
+    """``{parameter: [labels]}``: for each parameter a plot's ``best_over`` names, the
+    labels of the experiment's own mechanism entries ``own`` that the experiment sweeps over
+    it (the entry's grid, the experiment's ``grid`` or a dataset's grid). Only these are
+    drawn at their best value in hindsight; an added mechanism, or one whose parameter only
+    the command line sweeps (``-m mechanism.theta=4,16``), is a series per value
+    (docs/design.md, "Tuned in hindsight")."""
+    overs = {str(p["best_over"]) for p in plots if isinstance(p, dict) and p.get("best_over")}
+    tuned = {}
+    for over in sorted(overs):
+        labels = []
+        for entry in own:
+            info = get_mechanism(entry["name"])
+            swept = (over in (entry.get("grid") or {}) or over in grid
+                     or any(over in (d.get("grid") or {}) for d in datasets))
+            if over in info.parameters and swept:
+                labels.append(str(entry.get("label") or info.name))
+        tuned[over] = sorted(set(labels))
+    return tuned
 
 
 def _repetitions(exp: dict, where: str) -> int:

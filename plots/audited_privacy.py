@@ -22,10 +22,11 @@ from privpub.plots.report.text import markdown_table
 from privpub.plots.series import short_caveat
 from privpub.registry import DP_NOTIONS, get_mechanism
 
-__all__ = ["series_privacy", "privacy_text"]
+__all__ = ["row_params", "series_audit", "series_privacy", "privacy_text"]
 
 
-def _params(rows: pd.DataFrame) -> list[dict]:
+def row_params(rows: pd.DataFrame) -> list[dict]:
+    """The distinct parameters (the ``params`` JSON) the rows were called with."""
     out = []
     for text in pd.unique(rows["params"].astype(str)) if "params" in rows else ():
         try:
@@ -51,6 +52,17 @@ def _epsilons(params: list[dict]) -> list[float]:
                    if isinstance(p.get("epsilon"), (int, float))})
 
 
+def series_audit(records: list[dict], mechanism: str, params: list[dict],
+                 caveat: str | None) -> dict | None:
+    """The stored audit that speaks for a series of ``mechanism`` whose rows were called
+    with each of ``params`` (the signature defaults are added) and carry ``caveat`` (None
+    for none): the most serious of its rows' audited configurations
+    (:func:`privpub.audit.stored.audit_of`), None when none was audited."""
+    defaults = _defaults(mechanism)
+    return worst([a for a in (audit_of(records, mechanism, {**defaults, **p}, caveat=caveat)
+                              for p in params) if a])
+
+
 def series_privacy(rows: pd.DataFrame, results_dir) -> list[dict]:
     """One entry per series (``label``) of ``rows`` (ok rows, noise-free twins left out):
     ``series``, ``mechanism``, ``privacy``, ``epsilons``, ``caveat`` (None when none),
@@ -69,16 +81,13 @@ def series_privacy(rows: pd.DataFrame, results_dir) -> list[dict]:
         privacy = str(group["privacy"].dropna().iloc[0]) if group["privacy"].notna().any() \
             else "none"
         caveats = sorted({str(c) for c in group.get("caveat", pd.Series()).dropna() if str(c)})
-        params = _params(group)
+        params = row_params(group)
         entry = {"series": str(label), "mechanism": mechanism, "privacy": privacy,
                  "epsilons": _epsilons(params), "caveat": " / ".join(caveats) or None,
                  "verdict": "not a DP claim", "epsilon_lower_bound": None, "mode": None,
                  "witness_id": None, "error": False}
         if privacy in DP_NOTIONS:
-            defaults = _defaults(mechanism)
-            found = [a for a in (audit_of(records, mechanism, {**defaults, **p},
-                                          caveat=entry["caveat"]) for p in params) if a]
-            audit = worst(found)
+            audit = series_audit(records, mechanism, params, entry["caveat"])
             entry["verdict"] = "not audited" if audit is None else audit.get("verdict")
             if audit is not None:
                 entry.update(epsilon_lower_bound=audit.get("epsilon_lower_bound"),

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from privpub.errors import ConfigError
+from privpub.plots.series import SEED
 from privpub.results import RELEASE_METRIC, decode_vector, select_rows
 
 __all__ = ["ccdf", "median_releases", "plot_ccdf"]
@@ -39,12 +40,15 @@ def ccdf(vector, *, kind: str = "degree_histogram") -> tuple[np.ndarray, np.ndar
 
 
 def median_releases(
-    frame: pd.DataFrame, *, select: str, where: dict | None = None, best_over: str | None = None
+    frame: pd.DataFrame, *, select: str, where: dict | None = None, best_over: str | None = None,
+    tuned=None,
 ):
-    """Per (dataset, series): the stored release of the median-``select`` repetition.
+    """Per (dataset, series): the stored release of the median-``select`` repetition (a
+    sweep over seeds: a series per seed, :func:`privpub.plots.series.add_series`).
 
     With ``best_over`` (e.g. ``"theta"`` for Truncation) only the value of that parameter with
-    the lowest mean ``select`` is kept per series (:func:`privpub.plots.series.best_over`).
+    the lowest mean ``select`` is kept per series of the labels ``tuned`` (None: every label;
+    :func:`privpub.plots.series.best_over`).
 
     Returns a frame with columns ``dataset_label, series, rep, error, vector`` plus the
     truth of each dataset (``series == "truth"``, ``error`` NaN).
@@ -60,18 +64,20 @@ def median_releases(
         raise ConfigError(f"a ccdf plot selects by metric {select!r}, which has no results")
     scores = select_rows(scores, where, empty="keep")
     if best_over:
-        scores = keep_best(scores, best_over, higher_is_better=False)
+        scores = keep_best(scores, best_over, higher_is_better=False, labels=tuned)
     scores = add_series(scores, x="__none__")
-    keys = zip(releases["cell"], releases["rep"], releases["release"], strict=True)
-    blobs = {(c, r): b for c, r, b in keys}
+    seeds = releases[SEED] if SEED in releases.columns else [None] * len(releases)
+    keys = zip(releases["cell"], seeds, releases["rep"], releases["release"], strict=True)
+    blobs = {(c, s, r): b for c, s, r, b in keys}
     out = []
     for (dataset, series), group in scores.groupby(["dataset_label", "series"], sort=True):
         group = group.sort_values(["value", "rep"], kind="stable")
         pick = group.iloc[(len(group) - 1) // 2]
-        blob = blobs.get((pick["cell"], pick["rep"]))
+        blob = blobs.get((pick["cell"], pick.get(SEED), pick["rep"]))
         if blob is not None:
             out.append((dataset, series, int(pick["rep"]), float(pick["value"]), blob))
     truths = add_series(releases[releases["mechanism"] == "truth"], x="__none__")
+    truths = truths.drop_duplicates("dataset_label")  # one truth per dataset, whatever seeds
     for dataset, blob in zip(truths["dataset_label"], truths["release"], strict=True):
         out.append((dataset, "truth", 0, math.nan, blob))
     result = pd.DataFrame(out, columns=["dataset_label", "series", "rep", "error", "blob"])
@@ -86,6 +92,7 @@ def plot_ccdf(
     select: str,
     where: dict | None = None,
     best_over: str | None = None,
+    tuned=None,
     kind: str = "degree_histogram",
     logx: bool = True,
     logy: bool = True,
@@ -98,13 +105,15 @@ def plot_ccdf(
     """Draw the CCDF figure (one panel per dataset) and save ``out_stem.{png,pdf}``.
 
     ``cumulative="cdf"`` draws ``Pr[K <= k]`` instead (sala2011 Fig. 5). ``legend_names``
-    and ``footnotes`` as in :func:`privpub.plots.lines.lines_figure`."""
+    and ``footnotes`` as in :func:`privpub.plots.lines.lines_figure`; ``best_over`` and
+    ``tuned`` as in :func:`median_releases`."""
     if cumulative not in ("ccdf", "cdf"):
         raise ConfigError(f"cumulative must be 'ccdf' or 'cdf', got {cumulative!r}")
     from privpub.plots.lines import panel_figure, save_figure
     from privpub.plots.series import series_styles
 
-    picked = median_releases(frame, select=select, where=where, best_over=best_over)
+    picked = median_releases(frame, select=select, where=where, best_over=best_over,
+                             tuned=tuned)
     panels = sorted(picked["dataset_label"].unique())
     series = sorted(s for s in picked["series"].unique() if s != "truth")
     styles = series_styles(series, colours)

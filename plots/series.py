@@ -19,6 +19,8 @@ __all__ = [
     "hindsight_label",
     "varied_columns",
     "show_varied",
+    "shown_name",
+    "SEED",
     "dataset_label",
     "series_styles",
     "label_colours",
@@ -45,6 +47,9 @@ ERROR_KINDS = {
     None: "no error bars",
 }
 
+#: The result column of a task's base seed (run.py's ``seed``), shown as ``seed=<value>``.
+SEED = "base_seed"
+
 #: Caveat marks; a caveat's mark is picked by a hash of its text (:func:`caveat_mark`). None
 #: is markdown syntax at the start of a line (summary.md's footnotes): no ``#`` or ``*``.
 _CAVEAT_MARKS = ("†", "‡", "§", "¶", "♠", "♣", "♦", "♥", "◊", "※")
@@ -68,13 +73,17 @@ def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
     """Add ``series`` (line label) and ``dataset_label`` (panel label) columns.
 
     A series is named by its label plus every parameter (other than ``x``) that varies
-    within one dataset. A parameter that is constant per dataset but differs between
-    datasets (a dataset-level grid, e.g. epasto2022's LSH ``chunk_size`` on one matrix) is a
-    setting of the data, not another series: it goes into that dataset's panel label, so the
-    series keeps one name and one colour across panels.
+    within one dataset, and the base seed (``seed=1``) when the rows hold several (a sweep
+    over ``seed=0,1``): ``Truncation (theta=4, seed=1)``. A parameter that is constant per
+    dataset but differs between datasets (a dataset-level grid, e.g. epasto2022's LSH
+    ``chunk_size`` on one matrix) is a setting of the data, not another series: it goes into
+    that dataset's panel label, so the series keeps one name and one colour across panels.
     """
     frame = frame.copy()
     params = frame["params"].map(json.loads)
+    if SEED in frame.columns and frame[SEED].nunique() > 1:  # never a mean over seeds
+        seeds = zip(params, frame[SEED], strict=True)
+        params = pd.Series([{**p, "seed": int(s)} for p, s in seeds], index=frame.index)
     where = frame["dataset"].astype(str) + "|" + frame["dataset_options"].astype(str)
     series = []
     varying: dict[str, list[str]] = {}
@@ -115,11 +124,12 @@ def add_series(frame: pd.DataFrame, x: str) -> pd.DataFrame:
 
 def varied_columns(rows: pd.DataFrame, keys) -> list[str]:
     """The columns that take more than one value among the rows of one group of ``keys``:
-    the dataset (``dataset_label``, else ``dataset``), the series ``label``, the ``metric``
-    or any parameter (a key of ``params``). A mean over such a group would average away a
-    parameter the user varied, e.g. epsilon after ``-m mechanism.epsilon=0.5,2,8``; the
-    caller shows it instead (a column, panel or series): ``docs/design.md`` ("Nothing is
-    averaged over a varied parameter")."""
+    the dataset (``dataset_label``, else ``dataset``), the series ``label``, the ``metric``,
+    any parameter (a key of ``params``) or the base seed (:data:`SEED`). A mean over such a
+    group would average away what the user varied, e.g. epsilon after ``-m
+    mechanism.epsilon=0.5,2,8`` or the seed after ``-m seed=0,1``; the caller shows it
+    instead (a column, panel or series): ``docs/design.md`` ("Nothing is averaged over a
+    varied parameter")."""
     keys = [k for k in dict.fromkeys(keys) if k is not None]
     if rows.empty or not keys or any(k not in rows.columns for k in keys):
         return []
@@ -128,7 +138,7 @@ def varied_columns(rows: pd.DataFrame, keys) -> list[str]:
     names = sorted({k for p in params for k in p}) if params is not None else []
     groups = [rows[k].astype(str).to_numpy() for k in keys]
     out = []
-    for name in dict.fromkeys([dataset, "label", "metric", *names]):
+    for name in dict.fromkeys([dataset, "label", "metric", *names, SEED]):
         if name in keys or (name == dataset and "dataset" in keys):
             continue
         if name in rows.columns:
@@ -161,11 +171,17 @@ def show_varied(rows: pd.DataFrame, keys, hue: str | None) -> tuple[pd.DataFrame
 
     shown = []
     for i in range(len(rows)):
-        parts = [f"{name}={value(name, i)}" for name in varied]
+        parts = [f"{shown_name(name)}={value(name, i)}" for name in varied]
         head = [str(rows[hue].iloc[i])] if hue in rows.columns else []
         shown.append(" · ".join([*head, *parts]))
     rows[hue] = shown
     return rows, hue
+
+
+def shown_name(column: str) -> str:
+    """How a figure or table names a result column: :data:`SEED` as ``seed`` (run.py's
+    name for it), any other as it is."""
+    return "seed" if column == SEED else column
 
 
 def hindsight_label(label: str, over: str) -> str:
@@ -174,20 +190,27 @@ def hindsight_label(label: str, over: str) -> str:
     return f"{label} ({over} tuned in hindsight, not private)"
 
 
-def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool) -> pd.DataFrame:
-    """Keep, per dataset, label and every other parameter (x included), only the rows of the
-    ``over`` value with the best mean: "we consider all theta values ... and report the result
-    with the smallest error" (day2016 Sec 4.1, Truncation). Choosing by the error is a
-    look at the true data that no privacy budget pays for, so the label says so:
-    ``"<label> (<over> tuned in hindsight, not private)"`` (:func:`hindsight_label`); the
-    chosen value stays in the ``over`` column. Rows of a label that has one ``over`` value
-    per point (nothing to choose from), or whose mechanism does not take ``over``, are
-    returned unchanged."""
+def best_over(frame: pd.DataFrame, over: str, *, higher_is_better: bool,
+              labels=None) -> pd.DataFrame:
+    """Keep, per dataset, label, base seed and every other parameter (x included), only the
+    rows of the ``over`` value with the best mean: "we consider all theta values ... and
+    report the result with the smallest error" (day2016 Sec 4.1, Truncation). Choosing by
+    the error is a look at the true data that no privacy budget pays for, so the label says
+    so: ``"<label> (<over> tuned in hindsight, not private)"`` (:func:`hindsight_label`); the
+    chosen value stays in the ``over`` column. Only the series of ``labels`` are tuned (None:
+    every label; an experiment passes those it declares,
+    :func:`privpub.experiments.spec.declared_tuning`): any other keeps a series per value.
+    Rows of a label that has one ``over`` value per point (nothing to choose from), or whose
+    mechanism does not take ``over``, are returned unchanged."""
     params = frame["params"].map(json.loads)
     rest = params.map(lambda p: json.dumps({k: v for k, v in p.items() if k != over}))
     key = (frame["dataset"] + "|" + frame["dataset_options"].astype(str) + "|"
            + frame["label"] + "|" + rest)
+    if SEED in frame.columns:  # each seed is its own run: its own choice
+        key = key + "|" + frame[SEED].astype(str)
     has = params.map(lambda p: over in p).to_numpy(copy=True)
+    if labels is not None:
+        has &= frame["label"].isin(list(labels)).to_numpy()
     if not has.any():
         return frame
     choices = frame[has].groupby(key[has])[over].nunique()

@@ -278,6 +278,8 @@ def paper_table(
         names ``"<column values> ours"`` / ``"... paper"`` / ``"... paper/ours"`` /
         ``"... ours/paper"``.
     """
+    from privpub.plots.series import shown_name
+
     _check_flags(tolerance, better)
     cells = table_cells(
         frame,
@@ -294,8 +296,8 @@ def paper_table(
     lines: dict[tuple, dict] = {}
     for cell in cells:
         key = tuple(cell["row"].values())
-        if key not in lines:
-            lines[key] = dict(cell["row"])
+        if key not in lines:  # the base seed of a sweep over seeds is headed "seed"
+            lines[key] = {shown_name(k): v for k, v in cell["row"].items()}
             table.append(lines[key])
         line, name = lines[key], cell["name"]
         ours, published = cell["ours"], cell["paper"]

@@ -68,3 +68,16 @@ def test_what_changes_the_computation_draws_a_variant():
     assert variant_slug(["experiment.grid.epsilon=[0.1,1]"]) == "grid.epsilon=0.1,1"
     assert variant_slug([], seed=1) == "seed=1"
     assert len(variant_slug([f"dataset.n_rows={i}" for i in range(40)])) <= 80
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_only_the_mechanisms_an_experiment_sweeps_are_tuned_in_hindsight(scale):
+    """day2016 Fig. 3 draws Truncation at its best theta (``best_over: theta`` over the theta
+    grid it gives Truncation); a mechanism added with a theta sweep, or a sweep only the
+    command line makes, keeps a series per theta."""
+    fig3 = ("experiment=day2016_fig3", f"scale={scale}")
+    assert spec(*fig3).tuned_in_hindsight == {"theta": ["Truncation"]}
+    assert spec(*fig3, "mechanism.theta=16").tuned_in_hindsight == {"theta": ["Truncation"]}
+    added = "add_mechanisms=[{name: truncation, label: T2, grid: {theta: [4, 16]}}]"
+    assert spec(*fig3, added).tuned_in_hindsight == {"theta": ["Truncation"]}
+    assert spec(*fig3, "mechanism=flowgraph").tuned_in_hindsight == {"theta": []}

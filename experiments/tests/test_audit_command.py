@@ -109,9 +109,9 @@ def test_no_stored_audits_is_empty(tmp_path):
 
 def _readme_example() -> str:
     """The Python block of the README's "Adding a mechanism" section."""
-    from privpub.experiments.catalog import PROJECT_ROOT
+    from privpub.experiments.catalog import CHECKOUT
 
-    section = (PROJECT_ROOT / "README.md").read_text().split("## Adding a mechanism", 1)[1]
+    section = (CHECKOUT / "README.md").read_text().split("## Adding a mechanism", 1)[1]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 

@@ -12,11 +12,12 @@ import yaml
 
 from privpub.data import DatasetSpec, FileSpec, registry
 from privpub.data import files as files_mod
-from privpub.experiments import console
-from privpub.experiments.console import PROJECT_ROOT, figure_of, main
+from privpub.experiments import app, console
+from privpub.experiments.catalog import CHECKOUT, CONF_DIR
+from privpub.experiments.console import figure_of, main
 from privpub.experiments.spec import resolve_experiment
 
-CONF = PROJECT_ROOT / "conf"
+CONF = CONF_DIR
 EXPERIMENTS = sorted((CONF / "experiment").glob("*.yaml"))
 
 
@@ -237,16 +238,15 @@ def test_reproduce_runs_the_paper_after_saying_how_long_and_what_data_is_missing
         monkeypatch, tmp_path):
     """The README calls it the command that regenerates a paper, so it runs."""
     calls = []
-    monkeypatch.setattr(console.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    monkeypatch.setattr(app, "run", lambda argv, prog: calls.append(argv) or 0)
     code, text = run("reproduce", "day2016", f"data_dir={tmp_path}", "--scale", "small")
     assert code == 1 and not calls  # nothing runs without the data
     assert "# expected time: " in text and "from an empty store" in text
     assert "not run: data missing or corrupt: facebook" in text
     code, text = run("reproduce", "day2016", f"results_dir={tmp_path}", "--scale", "smoke")
     assert code == 0 and "# data: every file present" in text
-    (cmd,) = calls
-    assert cmd[2:] == ["-m", "experiment=glob(day2016_*)", "scale=smoke",
-                       f"results_dir={tmp_path}"]
+    (cmd,) = calls  # in this process, through the function `privpub run` calls
+    assert cmd == ["-m", "experiment=glob(day2016_*)", "scale=smoke", f"results_dir={tmp_path}"]
 
 
 def test_expected_time_comes_from_the_timing_table():
@@ -257,15 +257,13 @@ def test_expected_time_comes_from_the_timing_table():
 def test_reproduce_glob_expands_to_the_papers_experiments():
     """Hydra 1.3's sweep parser turns the printed override into one job per experiment file."""
     from hydra import initialize_config_dir
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.global_hydra import GlobalHydra
-    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from privpub.experiments.hydra_support import sweep_jobs
 
     def jobs(paper):
         cmd = console.reproduce_command(paper, "smoke")
         with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-            parser = OverridesParser.create(config_loader=GlobalHydra.instance().config_loader())
-            (batch,) = BasicSweeper.split_arguments(parser.parse_overrides(cmd[3:]), None)
+            batch = sweep_jobs(cmd[3:])
         return sorted(j[0].split("=", 1)[1] for j in batch)
 
     stems = sorted(p.stem for p in EXPERIMENTS)
@@ -276,14 +274,14 @@ def test_reproduce_glob_expands_to_the_papers_experiments():
 # --------------------------------------------------------------------------- speed
 def test_help_imports_nothing_heavy():
     code = (
-        "import sys, io; from experiments.console import main\n"
+        "import sys, io; from privpub.experiments.console import main\n"
         "out = io.StringIO(); assert main(['--help'], out=out) == 0\n"
         "assert 'reproduce' in out.getvalue()\n"
         "print(sorted(m for m in ('pandas', 'numba', 'matplotlib', 'scipy', 'privpub.data') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=PROJECT_ROOT)
+                         check=True, cwd=CHECKOUT)
     assert out.stdout.strip() == "[]"
 
 
@@ -291,3 +289,61 @@ def test_usage_errors_exit_2(capsys):
     assert run("list", "--scale", "huge")[0] == 2
     assert "invalid choice" in capsys.readouterr().err
     assert run()[0] == 2  # no subcommand: the help, exit 2
+
+
+# --------------------------------------------------------------------------- key=value
+def parsed(*argv):
+    parser, commands = console._parser()
+    return console.parse_args(parser, commands, list(argv))
+
+
+def test_every_subcommand_takes_its_config_keys_in_any_order_with_its_flags():
+    a = parsed("reproduce", "day2016", "n_jobs=2", "--scale", "small")
+    assert (a.paper, a.scale, a.overrides) == ("day2016", "small", ["n_jobs=2"])
+    a = parsed("reproduce", "day2016", "scale=smoke", "--print", "experiment.grid.epsilon=[1]")
+    assert (a.scale, a.print_only, a.overrides) == ("smoke", True,
+                                                    ["experiment.grid.epsilon=[1]"])
+    a = parsed("audit", "--quick", "results_dir=/tmp/x", "laplace_histogram", "n_jobs=2",
+               "rerun=true", "plugins=[a.b,c]", "executor=sequential", "seed=3")
+    assert (a.quick, a.results_dir, a.names, a.n_jobs, a.rerun, a.plugins, a.executor,
+            a.seed) == (True, "/tmp/x", ["laplace_histogram"], 2, True, ["a.b", "c"],
+                        "sequential", 3)
+    a = parsed("leaderboard", "scale=smoke", "results_dir=/tmp/x", "add_mechanisms=[m]",
+               "--seed", "4", "data_dir=/d")
+    assert (a.scale, a.results_dir, a.add, a.seed, a.data_dir) == ("smoke", "/tmp/x", ["m"],
+                                                                   4, "/d")
+    a = parsed("list", "results_dir=/tmp/x", "--paper", "day2016", "scale=paper")
+    assert (a.results_dir, a.paper, a.scale) == ("/tmp/x", "day2016", "paper")
+    assert parsed("show", "ldrc", "data_dir=/d").data_dir == "/d"
+    assert parsed("data", "allow_download=true").download is True
+    a, b = parsed("audit"), parsed("leaderboard", "--scale", "smoke", "scale=smoke")
+    assert (a.n_jobs, a.results_dir, a.rerun, a.plugins, b.scale) == (1, "results", False, [],
+                                                                      "smoke")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["list", "--scale", "smoke", "scale=small"],
+     "--scale smoke and scale=small say different things"),
+    (["audit", "n_jobs=2", "--n-jobs", "3"], "--n-jobs 3 and n_jobs=2 say different things"),
+    (["list", "sed=1"], "unknown config key 'sed' (did you mean 'seed'?)"),
+    (["list", "n_jobs=2"], "n_jobs= does not apply here; it takes scale=, results_dir="),
+    (["audit", "rerun=maybe"], "rerun=maybe: must be true or false"),
+    (["leaderboard", "seed=0,1"], "seed=0,1 is not one value (sweeps: privpub run -m)"),
+    (["list", "scale=small", "scale=paper"], "scale= is given twice, differently"),
+])
+def test_a_key_that_contradicts_its_flag_or_is_unknown_is_one_line(capsys, argv, message):
+    assert run(*argv)[0] == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_privpub_run_is_the_run_py_command_in_this_process(tmp_path, capsys):
+    args = ["run", "scale=smoke", f"results_dir={tmp_path}", "progress=false"]
+    code, text = run(*args)
+    assert code == 0 and "privpub: claims: 2 held" in text
+    assert (tmp_path / "default" / "smoke" / "store").is_dir()
+    assert run("run", "experiment=nosuch", f"results_dir={tmp_path}")[0] == 2  # Hydra's error
+    assert run("run", "+sed=1", f"results_dir={tmp_path}")[0] == 2
+    assert "unknown config key 'sed'" in capsys.readouterr().err
+    code, text = run(*args)  # a second run in the process: all stored
+    assert code == 0 and "0 task(s) ran, 12 already stored" in text

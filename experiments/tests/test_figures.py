@@ -247,13 +247,75 @@ def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeyp
 def test_the_series_an_experiment_file_draws_together_have_distinct_colours():
     """A hash alone gave Flowgraph and RPS one cyan in day2016 Fig. 3; the experiment files'
     labels are coloured apart where they are drawn together, and a plug-in hashes."""
-    from privpub.experiments.catalog import PROJECT_ROOT, label_groups
+    from privpub.experiments.catalog import CONF_DIR, label_groups
     from privpub.experiments.figures import _colours
     from privpub.plots.series import series_styles
 
     colours = _colours()
-    for group in label_groups(PROJECT_ROOT / "conf"):
+    for group in label_groups(CONF_DIR):
         drawn = series_styles(group, colours)
         assert len({c for c, _ in drawn.values()}) == len(set(group)), group
     assert series_styles(["Truncation (theta=4)"], colours)["Truncation (theta=4)"][0] == \
         series_styles(["Truncation"], colours)["Truncation"][0]
+
+
+def test_a_sweep_over_seeds_draws_every_seed_and_judges_claims_per_seed(tmp_path):
+    """``-m seed=0,1`` drew only seed 1 under "Variant seed=0,1" (seed 0 under "Other
+    stored cells"). Each seed is now a series of every figure and a row of every table, and
+    the claims are judged on each seed alone, exactly as a run with that seed judges them."""
+    import json
+
+    claim = {"id": "drop_beats_copy", "text": "dropping beats copying", "source": "Sec 9",
+             "kind": "compare", "metric": "jaccard", "series": "toy_drop", "than": "toy_copy"}
+    exp = toy_experiment(repetitions=2, grid={"epsilon": [1, 4]}, claims=[claim],
+                         plots=[{"x": "epsilon", "metric": "jaccard", "name": "j"},
+                                {"kind": "table", "name": "tab", "rows": ["dataset"],
+                                 "columns": {"label": ["toy_drop"], "epsilon": [4]},
+                                 "metrics": ["jaccard"]}])
+    spec = resolve_experiment(exp, scale="paper")
+    for seed in (0, 1):
+        run_experiment(spec, results_dir=tmp_path, seed=seed, progress=False, plugins=(TOY,))
+    single = {}
+    for seed in (0, 1):
+        draw_experiment(spec, tmp_path, seed=seed, variant=f"only{seed}")
+        single[seed] = json.loads((tmp_path / "toy/paper/variants" / f"only{seed}"
+                                   / "claims.json").read_text())
+    text = draw_experiment(spec, tmp_path, seed=[0, 1], variant="seed=0,1")
+    out = tmp_path / "toy/paper/variants/seed=0,1"
+    figure = text.split("## j:")[1].split("\n## ")[0]
+    for seed in (0, 1):
+        assert f"toy_drop (seed={seed})" in figure and f"toy_copy (seed={seed})" in figure
+    assert "Other stored cells" not in (out / "summary.md").read_text()
+    table = (out / "tab.csv").read_text().splitlines()
+    assert table[0].startswith("dataset,seed,") and len(table) == 1 + 2
+    claims = json.loads((out / "claims.json").read_text())
+    assert [c["seed"] for c in claims] == [0, 1]
+    for found in claims:
+        seed = found.pop("seed")
+        alone = dict(single[seed][0])
+        assert found.pop("id") == f"{alone.pop('id')} (seed={seed})"
+        assert found == alone
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["seeds"] == [0, 1] and meta["tasks"] == 2 * spec.n_tasks
+    assert meta["missing"] == 0
+
+
+def test_a_swept_parameter_is_tuned_in_hindsight_only_where_the_experiment_declares_it(
+        tmp_path):
+    """A plug-in swept over theta (``-m mechanism.theta=4,16``) collapsed into one "theta
+    tuned in hindsight" series because the plot's ``best_over: theta`` tuned every label.
+    Only the experiment's own entry that it sweeps over theta is tuned; an added mechanism
+    is a series per theta."""
+    exp = toy_experiment(
+        datasets=["karate"], grid={"epsilon": [0.5, 4]}, metrics=["l1"], repetitions=2,
+        mechanisms=[{"name": "toy_noisy_histogram", "label": "own",
+                     "grid": {"theta": [1, 50]}}],
+        plots=[{"x": "epsilon", "metric": "l1", "best_over": "theta", "name": "best"}])
+    added = [{"name": "toy_noisy_histogram", "label": "mine", "grid": {"theta": [2, 40]}}]
+    spec = resolve_experiment(exp, scale="paper", add_mechanisms=added)
+    assert spec.tuned_in_hindsight == {"theta": ["own"]}
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    best = draw_experiment(spec, tmp_path).split("## best:")[1]
+    assert "own (theta tuned in hindsight, not private)" in best
+    assert "mine (theta=2)" in best and "mine (theta=40)" in best
+    assert "mine (theta tuned" not in best

@@ -2,6 +2,8 @@
 
 import importlib
 import io
+import json
+import re
 import textwrap
 
 import pandas as pd
@@ -187,10 +189,11 @@ def test_leaderboard_reuses_a_paper_experiments_cells_and_ranks_a_plugin(
     spec = resolve_experiment(fig4, scale="smoke")
     run_experiment(spec, results_dir=results, progress=False)
     out = io.StringIO()
-    code = main(["leaderboard", "--scale", "smoke", "--plugins", plugin_module,
+    code = main(["leaderboard", "--scale", "smoke", "--plugins", plugin_module, "--no-audit",
                  "--add", "outside_laplace_sequence", "--results-dir", str(results)], out=out)
     text = out.getvalue()
     assert code == 0, text
+    assert "audit (quick)" not in text and not (results / "audit").exists()
     # RPS and Hay et al. at the default degree bound, both epsilons, 2 reps: from Fig. 4
     assert "(12 from other experiments)" in text, text
     frame = ResultStore(store_dir(results, STORE_PREFIX + "tiny_sequences", "smoke")
@@ -205,6 +208,13 @@ def test_leaderboard_reuses_a_paper_experiments_cells_and_ranks_a_plugin(
     assert "claim rps_best:" in text and "leaderboard: " in text
     page = (board / "tiny_sequences.html").read_text()
     assert "not audited" in page and "<svg" in page
+    # --no-audit: each node-DP series is ranked and says "not audited" beside its rank
+    plugin = csv[csv["mechanism"] == "outside_laplace_sequence"]
+    assert set(plugin["standing"]) == {"not audited"} and plugin["rank"].notna().all()
+    assert re.search(r"outside_laplace_sequence <span class=unaudited>not audited</span>", page)
+    top = next(line for line in text.splitlines() if line.startswith("  [node-DP]"))
+    assert top.count("(not audited)") == 3, top
+    assert "smoke scale: toy data" in text and "toy data" in (board / "index.html").read_text()
 
 
 def test_task_file_errors_are_config_errors(tmp_path, monkeypatch):
@@ -230,3 +240,59 @@ def test_unknown_add_name_exits_2_before_running(tmp_path, capsys):
     assert code == 2
     assert "unknown mechanism" in capsys.readouterr().err
     assert not any(tmp_path.glob(f"{STORE_PREFIX}*"))
+
+
+def test_a_plugin_the_quick_audit_refutes_is_set_aside_not_ranked(
+        tiny_tasks, plugin_module, tmp_path):
+    """The leaderboard quick-audits what it ranks and has no stored audit: the plug-in's
+    sorted degree sequence has one entry per node, so its length tells a node's presence
+    (no epsilon covers that): refuted, caveat-free, so an ERROR line and exit 1. It is in
+    no ranking table, CSV rank or top three, and in the refuted table with its bound,
+    witness and replay command; the others (at the degree bound n - 1, which the audit
+    does not refute) are ranked without it."""
+    task = {**TINY_TASK, "mechanisms": {
+        m: {"params": {"degree_bound": "n_minus_1"}}
+        for m in ("hay_degree_sequence", "rps_degree_sequence")}}
+    (tiny_tasks / "tiny_sequences.yaml").write_text(yaml.safe_dump(task))
+    results = tmp_path / "results"
+    out = io.StringIO()
+    code = main(["leaderboard", "--scale", "smoke", "--plugins", plugin_module,
+                 "--add", "outside_laplace_sequence", "--results-dir", str(results)], out=out)
+    text = out.getvalue()
+    assert code == 1, text
+    assert "audit (quick) of what is ranked and has no stored audit: hay_degree_sequence, " \
+           "outside_laplace_sequence, rps_degree_sequence" in text
+    verdicts = json.loads((results / "audit" / "verdicts.json").read_text())
+    mine = next(r for r in verdicts if r["mechanism"] == "outside_laplace_sequence")
+    assert mine["verdict"] == "violated" and mine["mode"] == "quick" and not mine["caveat"]
+    witness, bound = mine["witness_id"], mine["epsilon_lower_bound"]
+    assert bound > 1 and witness
+    top = [line for line in text.splitlines() if line.startswith("  [")]
+    assert top and not any("outside_laplace_sequence" in line for line in top), top
+    assert (f"ERROR tiny_sequences: outside_laplace_sequence claims node-DP without a caveat "
+            f"and the audit refutes it (eps_lb {bound:.3g} > 1); replay: privpub audit "
+            f"--replay {witness} --results-dir {results}") in text
+    board = results / "leaderboard"
+    csv = pd.read_csv(board / "leaderboard.csv")
+    plugin = csv[csv["mechanism"] == "outside_laplace_sequence"]
+    assert len(plugin) and set(plugin["standing"]) == {"refuted"}
+    assert plugin["rank"].isna().all() and set(plugin["witness_id"]) == {witness}
+    ranked = csv[csv["mechanism"] != "outside_laplace_sequence"]
+    assert ranked["rank"].notna().all() and set(ranked["standing"]) == {"ranked"}
+    node = ranked[ranked["notion"] == "node-DP"]
+    assert set(node["audit"]) == {"inconclusive"}  # the degree bound n - 1
+    assert node.groupby(["dataset", "value", "metric"])["rank"].max().eq(2).all()
+    assert "claim rps_best:" in text  # judged between the two ranked series
+    page = (board / "tiny_sequences.html").read_text()
+    refuted, _, ranked_part = page.partition("<h2><span class=notion>")
+    assert "claims node-DP, refuted by the audit" in refuted
+    shown = re.sub(r"<[^>]+>", "", refuted)  # the text a reader sees (and copies)
+    assert f"privpub audit --replay {witness} --results-dir {results}" in shown
+    assert f"{bound:.3g}" in refuted
+    notions = ranked_part.split("<h2>Methods</h2>")[0]
+    tables = re.findall(r"<table>.*?</table>|<svg.*?</svg>", notions, flags=re.S)
+    assert len(tables) >= 3 and not any("outside_laplace_sequence" in t for t in tables)
+    assert "Set aside, not ranked: 1 series whose claim the audit refutes " \
+           "(outside_laplace_sequence" in notions
+    index = (board / "index.html").read_text()
+    assert "claims node-DP, refuted by the audit" in index and witness in index

@@ -8,12 +8,12 @@ import pytest
 import yaml
 
 from privpub.experiments import show
-from privpub.experiments.catalog import PROJECT_ROOT
+from privpub.experiments.catalog import CHECKOUT, CONF_DIR
 from privpub.experiments.console import main
 from privpub.experiments.spec import resolve_experiment
 from privpub.registry import get_mechanism, get_metric
 
-CONF = PROJECT_ROOT / "conf"
+CONF = CONF_DIR
 
 
 def run(*argv):
@@ -24,8 +24,8 @@ def run(*argv):
 
 def _where(func) -> str:
     """The file of ``func`` relative to the checkout, as the registry finds it."""
-    return str(PROJECT_ROOT.joinpath(inspect.getsourcefile(func)).resolve()
-               .relative_to(PROJECT_ROOT))
+    return str(CHECKOUT.joinpath(inspect.getsourcefile(func)).resolve()
+               .relative_to(CHECKOUT))
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +44,8 @@ def test_show_ldrc_names_its_code_config_tests_experiments_and_caveat(ldrc):
     assert "sala2011_fig4" in ldrc
     assert "results/sala2011_fig4/{smoke,small,paper}/dk2_distance_vs_epsilon.png" in ldrc
     tests = [line.split()[-1] for line in ldrc.splitlines() if "test_" in line]
-    assert tests and all((PROJECT_ROOT / t).is_file() for t in tests)
-    assert any("ldrc" in (PROJECT_ROOT / t).read_text() for t in tests)
+    assert tests and all((CHECKOUT / t).is_file() for t in tests)
+    assert any("ldrc" in (CHECKOUT / t).read_text() for t in tests)
     caveat = " ".join(info.caveat_for({}).split()[:6])
     assert caveat in " ".join(ldrc.split())
     assert "Sec 4.3, Theorem 4 (from its docstring" in ldrc   # no source= registered

@@ -1,9 +1,12 @@
 """Leaderboard pages and CSV from the tasks' result stores (``privpub leaderboard``).
 
 :func:`write_leaderboard` writes ``<dir>/index.html``, one ``<task>.html`` per task and
-``leaderboard.csv``; the numbers come from :mod:`privpub.plots.leaderboard.ranking`, the HTML from
-:mod:`privpub.plots.leaderboard.page`. Plots read the store and plain task descriptions, never
-:mod:`experiments`. The rules: docs/design.md ("Leaderboards").
+``leaderboard.csv``; the numbers come from :mod:`privpub.plots.leaderboard.ranking`, each
+series' audit and standing (a refuted claim is set aside, not ranked) from
+:mod:`privpub.plots.leaderboard.standing`, the HTML from
+:mod:`privpub.plots.leaderboard.page`. Plots read the stores (the tasks' and the audits')
+and plain task descriptions, never :mod:`experiments`. The rules: docs/design.md
+("Leaderboards").
 """
 
 from __future__ import annotations
@@ -12,7 +15,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from privpub.plots.leaderboard.page import esc, fmt, notion_name, page, task_page
+from privpub.plots.leaderboard.page import (
+    esc,
+    fmt,
+    notion_name,
+    page,
+    refuted_html,
+    task_page,
+    toy_banner,
+)
 from privpub.plots.leaderboard.ranking import (
     HINDSIGHT,
     aggregate,
@@ -20,13 +31,22 @@ from privpub.plots.leaderboard.ranking import (
     method_costs,
     tidy_rows,
 )
+from privpub.plots.leaderboard.standing import (
+    NOT_AUDITED,
+    RANKED,
+    REFUTED,
+    audit_standing,
+    replay_command,
+)
 
-__all__ = ["write_leaderboard", "audited_privacy", "leaderboard_csv", "top_three",
-           "CSV_COLUMNS"]
+__all__ = ["write_leaderboard", "audited_privacy", "stored_records", "board_standing",
+           "leaderboard_csv", "top_three", "CSV_COLUMNS"]
 
-#: The columns of ``leaderboard.csv``.
+#: The columns of ``leaderboard.csv``: ``standing`` is ``ranked``, ``refuted`` (the stored
+#: audit refutes the claim: no rank) or ``not audited``; ``audit`` the stored verdict.
 CSV_COLUMNS = ["task", "notion", "dataset", "parameter", "value", "setting", "mechanism",
-               "tuned_in_hindsight", "metric", "mean", "ci95", "n", "rank", "caveat"]
+               "tuned_in_hindsight", "metric", "mean", "ci95", "n", "rank", "caveat",
+               "standing", "audit", "audit_mode", "epsilon_lower_bound", "witness_id"]
 
 
 def audited_privacy(results_dir) -> dict[str, str]:
@@ -45,16 +65,36 @@ def audited_privacy(results_dir) -> dict[str, str]:
     return {m: f"{v} (ε ≥ {fmt(lb, 3)})" for m, (v, lb) in verdicts.items()}
 
 
+def stored_records(results_dir) -> list[dict]:
+    """The stored audits under ``results_dir`` (``[]`` for None or none stored); a malformed
+    file is a :class:`~privpub.errors.PrivpubError`: what is ranked depends on it."""
+    from privpub.audit.stored import stored_audits
+
+    return [] if results_dir is None else stored_audits(results_dir)
+
+
+def board_standing(board: dict, records: list[dict]) -> dict[str, dict]:
+    """Each series of ``board``'s stored rows with its audit and standing
+    (:func:`~privpub.plots.leaderboard.standing.audit_standing`)."""
+    return audit_standing(tidy_rows(board.get("frame"), board), board, records)
+
+
 def _bibtex() -> dict[str, str]:
     from privpub.papers import PAPERS, REFERENCES
 
     return {k: p.bibtex for k, p in {**PAPERS, **REFERENCES}.items()}
 
 
-def leaderboard_csv(task: str, stats: pd.DataFrame, caveats: dict) -> pd.DataFrame:
-    """The CSV rows of one task (:data:`CSV_COLUMNS`)."""
+def leaderboard_csv(task: str, stats: pd.DataFrame, caveats: dict,
+                    standing: dict | None = None) -> pd.DataFrame:
+    """The CSV rows of one task (:data:`CSV_COLUMNS`); ``standing`` maps a series to its
+    audit (:func:`board_standing`; a series it lacks is ranked, its audit unknown)."""
     if stats.empty:
         return pd.DataFrame(columns=CSV_COLUMNS)
+    standing = standing or {}
+
+    def audit(key, default=None):
+        return stats["series"].map(lambda s: standing.get(s, {}).get(key, default))
     out = pd.DataFrame({
         "task": task, "notion": stats["notion"].map(notion_name), "dataset": stats["dataset"],
         "parameter": stats["axis"], "value": stats["x"], "setting": stats["setting"],
@@ -64,13 +104,19 @@ def leaderboard_csv(task: str, stats: pd.DataFrame, caveats: dict) -> pd.DataFra
         "n": stats["n"], "rank": stats["rank"],
         "caveat": stats["caveat"].astype(object).fillna("") if "caveat" in stats
         else stats["mechanism"].map(lambda m: caveats.get(m) or ""),
+        "standing": audit("standing", RANKED), "audit": audit("verdict", ""),
+        "audit_mode": audit("mode"), "epsilon_lower_bound": audit("epsilon_lower_bound"),
+        "witness_id": audit("witness_id"),
     })
     return out[CSV_COLUMNS]
 
 
 def top_three(stats: pd.DataFrame, board: dict) -> list[dict]:
-    """Per notion, dataset and setting, the three best series on the primary metric at the
-    task's headline parameter (epsilon = 1, or its k)."""
+    """Per notion, dataset and setting, the three best ranked series on the primary metric
+    at the task's headline parameter (epsilon = 1, or its k): ``top`` lists ``(series,
+    mean, note)``, the note ``not audited`` for a DP claim no stored audit speaks for
+    (``stats`` holds the ranked series only: a refuted one is never among them)."""
+    standing = board.get("standing") or {}
     out = []
     rows = stats[stats["metric"] == board["metric"]]
     for (notion, dataset, setting), grp in rows.groupby(["notion", "dataset", "setting"]):
@@ -81,7 +127,10 @@ def top_three(stats: pd.DataFrame, board: dict) -> list[dict]:
             continue
         best = at.sort_values("rank").head(3)
         out.append({"notion": notion, "dataset": dataset, "setting": setting, "axis": axis,
-                    "at": want, "top": [(r["series"], r["mean"]) for _, r in best.iterrows()]})
+                    "at": want, "top": [
+                        (r["series"], r["mean"], NOT_AUDITED if standing.get(
+                            r["series"], {}).get("standing") == NOT_AUDITED else "")
+                        for _, r in best.iterrows()]})
     return out
 
 
@@ -97,10 +146,13 @@ def _claims_html(claims: list[dict]) -> str:
 
 
 def _index(boards: list[dict], tops: dict) -> str:
-    parts = ["<h1>privpub leaderboards</h1><p>One page per task. Each ranks every "
+    scales = sorted({b["scale"] for b in boards})
+    parts = ["<h1>privpub leaderboards</h1>", *(toy_banner(s) for s in scales),
+             "<p>One page per task. Each ranks every "
              "registered mechanism that fits the task, per privacy notion (notions are never "
              "ranked together); the cells below give the best three at the task's headline "
-             "parameter on its primary metric.</p>"]
+             "parameter on its primary metric. A claim the stored audit refutes is never "
+             "ranked under it: it is listed apart, with its witness.</p>"]
     for board in boards:
         parts.append(f"<h2><a href=\"{esc(board['task'])}.html\">{esc(board['title'])}</a> "
                      f"<span class=muted>({esc(board['task'])}, {esc(board['scale'])}, "
@@ -108,11 +160,13 @@ def _index(boards: list[dict], tops: dict) -> str:
         rows = "".join(
             f"<tr><td class=l>{esc(notion_name(t['notion']))}</td><td class=l>"
             f"{esc(t['dataset'])}{' ' + esc(t['setting']) if t['setting'] else ''}</td>"
-            f"<td>{esc(t['axis'])} = {fmt(t['at'])}</td>"
-            + "".join(f"<td class=l>{i + 1}. {esc(s)} ({fmt(v, 3)})</td>"
-                      for i, (s, v) in enumerate(t["top"])) + "</tr>"
+            f"<td class=nw>{esc(t['axis'])} = {fmt(t['at'])}</td>"
+            + "".join(f"<td class=l>{i + 1}. {esc(s)} ({fmt(v, 3)})"
+                      f"{f' <span class=unaudited>{esc(note)}</span>' if note else ''}</td>"
+                      for i, (s, v, note) in enumerate(t["top"])) + "</tr>"
             for t in tops[board["task"]])
         parts.append(f"<table>{rows}</table>" if rows else "<p class=muted>no results</p>")
+        parts.append(refuted_html(board.get("standing") or {}, level=3, compact=True))
         parts.append(_claims_html(board.get("claims", [])).replace("<h2>", "<h3>")
                      .replace("</h2>", "</h3>"))
     return page("privpub leaderboards", "\n".join(parts))
@@ -132,16 +186,26 @@ def _stored_caveats(board: dict) -> None:
 
 def write_leaderboard(boards: list[dict], out_dir, *, results_dir=None) -> dict:
     """Write the pages and the CSV of ``boards`` (each a task description with its stored
-    ``frame`` and judged ``claims``) into ``out_dir``; return their paths and each task's
-    top three (``tops``)."""
+    ``frame`` and judged ``claims``) into ``out_dir``; return their paths, each task's top
+    three (``tops``) and its series whose claim the stored audits under ``results_dir``
+    refute (``refuted``: set aside, never ranked). Each board gains its ``standing``
+    (:func:`board_standing`) and ``aggregates``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     audits = audited_privacy(results_dir) if results_dir is not None else {}
+    records = stored_records(results_dir)
     bibtex = _bibtex()
     csvs, tops = [], {}
     for board in boards:
         _stored_caveats(board)
-        stats = cell_stats(tidy_rows(board.get("frame"), board), board)
+        tidy = tidy_rows(board.get("frame"), board)
+        board["standing"] = standing = audit_standing(tidy, board, records)
+        for entry in standing.values():
+            entry["replay"] = replay_command(entry, results_dir)
+        refuted = tidy["series"].isin([s for s, e in standing.items()
+                                       if e["standing"] == REFUTED])
+        stats = cell_stats(tidy[~refuted], board)  # ranks without the refuted series
+        set_aside = cell_stats(tidy[refuted], board).assign(rank=float("nan"))
         higher = board["higher_is_better"][board["metric"]]
         notions = sorted(set(stats["notion"])) if not stats.empty else []
         aggregates = {n: aggregate(stats, n, board["metric"], higher) for n in notions}
@@ -150,10 +214,15 @@ def write_leaderboard(boards: list[dict], out_dir, *, results_dir=None) -> dict:
         html_text = task_page(board, stats, aggregates, costs, audits, bibtex,
                               _claims_html(board.get("claims", [])))
         (out_dir / f"{board['task']}.html").write_text(html_text, encoding="utf-8")
-        csvs.append(leaderboard_csv(board["task"], stats, caveats))
+        rows = [f for f in (stats, set_aside) if not f.empty]  # refuted rows: no rank
+        csvs.append(leaderboard_csv(board["task"], pd.concat(rows, ignore_index=True)
+                                    if rows else stats, caveats, standing))
         tops[board["task"]] = top_three(stats, board)
         board["aggregates"] = aggregates
     (out_dir / "index.html").write_text(_index(boards, tops), encoding="utf-8")
     csv_path = out_dir / "leaderboard.csv"
     pd.concat(csvs, ignore_index=True).to_csv(csv_path, index=False)
-    return {"index": out_dir / "index.html", "csv": csv_path, "tops": tops}
+    refuted = {b["task"]: [e for e in b["standing"].values() if e["standing"] == REFUTED]
+               for b in boards}
+    return {"index": out_dir / "index.html", "csv": csv_path, "tops": tops,
+            "refuted": refuted}

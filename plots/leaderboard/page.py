@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
 
 from privpub.plots.leaderboard.ranking import HINDSIGHT
+from privpub.plots.leaderboard.standing import (
+    NOT_AUDITED,
+    REFUTED,
+    replay_command,
+    verdict_note,
+)
+from privpub.registry import DP_NOTIONS
 
-__all__ = ["CSS", "page", "cd_svg", "fmt", "notion_name", "method_rows", "task_page"]
+__all__ = ["CSS", "page", "cd_svg", "fmt", "notion_name", "method_rows", "task_page",
+           "toy_banner", "refuted_html"]
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;
@@ -29,6 +38,10 @@ text-align:right;vertical-align:top}th{background:#f3f3f5}td.l,th.l{text-align:l
 .notion{display:inline-block;padding:1px 7px;border-radius:9px;background:#e8eefc}
 pre{background:#f6f6f6;padding:6px;white-space:pre-wrap;font-size:12px}
 details summary{cursor:pointer}
+.toy{background:#fff4ce;border:1px solid #d9a400;border-radius:4px;padding:8px 12px}
+.refuted{border-left:4px solid #b3261e;padding-left:10px}
+.unaudited{color:#8a6d00;font-size:12px;white-space:nowrap}.nw{white-space:nowrap}
+td.cav{min-width:18em}
 """
 
 _NOTION_NAMES = {"none": "not private", "node-DP": "node-DP", "edge-DP": "edge-DP",
@@ -61,6 +74,67 @@ def page(title: str, body: str) -> str:
         "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n{body}\n</body></html>\n"
     )
+
+
+def toy_banner(scale: str) -> str:
+    """At smoke scale, the warning a reader sees first: the data is toy data."""
+    if scale != "smoke":
+        return ""
+    return ("<p class=toy><b>Smoke scale: toy data.</b> Synthetic stand-ins for the "
+            "task's datasets and few repetitions, to check that everything runs: not a "
+            "ranking to cite. <code>--scale small</code> or <code>paper</code> ranks on the "
+            "real datasets.</p>")
+
+
+def _tokens(command: str) -> str:
+    """A command that wraps between its words only (never inside ``--replay``)."""
+    return " ".join(f"<span class=nw>{esc(t)}</span>" for t in command.split(" "))
+
+
+def refuted_html(standing: dict[str, dict], *, level: int = 2, compact: bool = False) -> str:
+    """The series whose claim the stored audit refutes, one table per claimed notion
+    ("claims edge-DP, refuted by the audit"): the audited configuration, the verdict, the
+    epsilon lower bound, the witness, the command that replays it and the caveat (the
+    index's ``compact`` form leaves the caveat out). Nothing when none is refuted."""
+    refuted = [e for e in standing.values() if e["standing"] == REFUTED]
+    if not refuted:
+        return ""
+    head = ("<tr><th class=l>series</th><th class=l>audited configuration</th>"
+            "<th class=l>verdict</th><th>ε lower bound</th><th class=l>witness</th>"
+            "<th class=l>replay</th>" + ("" if compact else "<th class=l>caveat</th>")
+            + "</tr>")
+
+    def caveat(e):
+        if compact:
+            return ""
+        if not e["caveat"]:
+            return "<td class=l><span class=not>ERROR: none, the claim is unreserved</span></td>"
+        short = textwrap.shorten(e["caveat"], width=110, placeholder=" …")
+        return f"<td class='l cav' title=\"{esc(e['caveat'])}\">† {esc(short)}</td>"
+
+    parts = []
+    for notion in sorted({e["notion"] for e in refuted}):
+        rows = "".join(
+            f"<tr><td class=l>{esc(e['series'])}</td><td class=l>"
+            f"<code>{esc(e['configuration'])}</code></td><td class='l nw'><span class=not>"
+            f"{esc(e['verdict'])}</span> ({esc(e['mode'])})</td>"
+            f"<td>{fmt(e['epsilon_lower_bound'], 3)}</td>"
+            f"<td class=l><code>{esc(e['witness_id'])}</code></td>"
+            f"<td class=l><code>{_tokens(e.get('replay') or replay_command(e))}</code></td>"
+            f"{caveat(e)}</tr>"
+            for e in sorted(refuted, key=lambda e: e["series"]) if e["notion"] == notion)
+        parts.append(f"<h{level + 1}>claims {esc(notion_name(notion))}, refuted by the audit"
+                     f"</h{level + 1}><table>{head}{rows}</table>")
+    intro = (f"{len(refuted)} series set aside: the stored audit (<code>privpub audit</code>, "
+             "at ε = 1) found their claim violated, with a witness that replays it."
+             if compact else
+             "The stored audit (<code>privpub audit</code>, at ε = 1) found these claims "
+             "violated: a lower bound on ε above the claim, confirmed on fresh seeds, with a "
+             "witness that replays it run for run. They are not ranked under the claim: the "
+             "ranks, average ranks, CD diagrams and win rates leave them out "
+             f"({len(refuted)} series set aside).")
+    return (f"<div class=refuted><h{level}>Refuted by the audit: not ranked</h{level}>"
+            f"<p>{intro}</p>{''.join(parts)}</div>")
 
 
 def cd_svg(avg_rank: dict, cd: float, *, axis_width: int = 420) -> str:
@@ -129,7 +203,8 @@ def _cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
 
 def method_rows(board: dict, costs: dict, audits: dict, bibtex: dict) -> str:
     """The methods table: each ranked mechanism's paper (BibTeX), notion, caveat, the rule
-    its parameters follow, time and memory per run and its audited privacy."""
+    its parameters follow, time and memory per run and its audited privacy (the audits of
+    its series, else the worst stored one of any of its configurations)."""
     head = ("<tr><th class=l>mechanism</th><th class=l>paper</th><th class=l>notion</th>"
             "<th class=l>caveat</th><th class=l>parameters</th><th>s / run</th>"
             "<th>CPU s / run</th><th>peak MB</th><th class=l>audited privacy</th></tr>")
@@ -145,19 +220,29 @@ def method_rows(board: dict, costs: dict, audits: dict, bibtex: dict) -> str:
         if m.get("tuned_in_hindsight"):
             rule += f"<br><span class=hind>{esc(m['tuned_in_hindsight'])} {HINDSIGHT}</span>"
         added = " <span class=muted>(added)</span>" if m.get("added") else ""
+        notes = sorted({verdict_note(e) for e in (board.get("standing") or {}).values()
+                        if e["mechanism"] == name})  # its series' audits, else any stored
+        audited = ("; ".join(notes) or audits.get(name, "not audited")
+                   if m["notion"] in DP_NOTIONS else "not a DP claim")
         rows.append(
             f"<tr><td class=l><code>{esc(name)}</code>{added}</td><td class=l>{cite}</td>"
             f"<td class=l>{esc(notion_name(m['notion']))}</td><td class=l>{caveat}</td>"
             f"<td class=l>{rule}</td><td>{fmt(cost.get('seconds'), 3)}</td>"
             f"<td>{fmt(cost.get('cpu_seconds'), 3)}</td><td>{fmt(cost.get('peak_mb'), 4)}</td>"
-            f"<td class=l>{esc(audits.get(name, 'not audited'))}</td></tr>")
+            f"<td class=l>{esc(audited)}</td></tr>")
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _group_table(stats: pd.DataFrame) -> str:
+def _unaudited(series: str, standing: dict) -> str:
+    if standing.get(series, {}).get("standing") != NOT_AUDITED:
+        return ""
+    return f" <span class=unaudited>{esc(verdict_note(standing[series]))}</span>"
+
+
+def _group_table(stats: pd.DataFrame, standing: dict) -> str:
     """One dataset's table: series as rows, epsilon-or-k (and setting) as columns, each cell
     ``mean ± CI`` with its rank; ranks 1-3 shaded; † marks a series whose rows carry a
-    caveat."""
+    caveat, "not audited" one whose DP claim no stored audit speaks for."""
     cols = sorted({(s, x) for s, x in zip(stats["setting"], stats["x"], strict=True)},
                   key=lambda c: (c[0], float(c[1]) if pd.notna(c[1]) else np.inf))
     axis = stats["axis"].iloc[0]
@@ -181,11 +266,12 @@ def _group_table(stats: pd.DataFrame) -> str:
         series_caveat = mine["caveat"].iloc[0] if "caveat" in mine else None
         mark = " †" if isinstance(series_caveat, str) and series_caveat else ""
         hind = " class='l hind'" if bool(mine["hindsight"].iloc[0]) else " class=l"
-        body.append(f"<tr><td{hind}>{esc(series)}{mark}</td>{''.join(cells)}</tr>")
+        body.append(f"<tr><td{hind}>{esc(series)}{mark}{_unaudited(series, standing)}</td>"
+                    f"{''.join(cells)}</tr>")
     return f"<table><tr><th class=l>series</th>{head}</tr>{''.join(body)}</table>"
 
 
-def _aggregate_html(agg: dict) -> str:
+def _aggregate_html(agg: dict, standing: dict) -> str:
     if not agg["series"]:
         return "<p class=muted>No block holds every series: no aggregate.</p>"
     if len(agg["series"]) == 1:
@@ -195,7 +281,8 @@ def _aggregate_html(agg: dict) -> str:
     ftext = (f"Friedman χ² = {fmt(fried[0], 3)}, p = {fmt(fried[1], 2)}" if fried
              else "Friedman test: needs 3 series and 2 blocks")
     rows = "".join(
-        f"<tr><td>{i + 1}</td><td class=l>{esc(s)}</td><td>{agg['avg_rank'][s]:.2f}</td>"
+        f"<tr><td>{i + 1}</td><td class=l>{esc(s)}{_unaudited(s, standing)}</td>"
+        f"<td>{agg['avg_rank'][s]:.2f}</td>"
         + "".join(f"<td>{fmt(agg['wins'][s].get(o), 2) if o != s else '–'}</td>"
                   for o in agg["series"]) + "</tr>" for i, s in enumerate(agg["series"]))
     head = "".join(f"<th title=\"{esc(o)}\">vs {i + 1}</th>"
@@ -217,7 +304,9 @@ def task_page(board: dict, stats: pd.DataFrame, aggregates: dict, costs: dict, a
     its CD diagram, then one table per metric and dataset), the methods and what is left
     out."""
     caveats = {n: m.get("caveat") for n, m in board["methods"].items()}
+    standing = board.get("standing") or {}
     parts = [f"<p><a href=\"index.html\">← all tasks</a></p><h1>{esc(board['title'])}</h1>",
+             toy_banner(board["scale"]),
              f"<p>Task <code>{esc(board['task'])}</code>, scale <b>{esc(board['scale'])}</b>: "
              f"{esc(board['input_kind'])} → {esc(', '.join(board['output_kinds']))}. Primary "
              f"metric <b>{esc(board['metric'])}</b> ("
@@ -225,23 +314,35 @@ def task_page(board: dict, stats: pd.DataFrame, aggregates: dict, costs: dict, a
              f"{'; also ' + esc(', '.join(board['secondary'])) if board['secondary'] else ''}. "
              "Each cell: mean ± half-width of the 95% CI over repetitions, and the rank "
              "within its column. Rows of different privacy notions are never ranked "
-             "together: each notion has its own tables.</p>",
-             f"<p>{esc(board['notes'])}</p>" if board.get("notes") else "", claims_html]
+             "together: each notion has its own tables. A claim the stored audit refutes "
+             "is not ranked under it (its own table below); a DP claim no stored audit "
+             "speaks for is ranked and says “not audited”.</p>",
+             f"<p>{esc(board['notes'])}</p>" if board.get("notes") else "", claims_html,
+             refuted_html(standing)]
     metrics = [board["metric"], *board["secondary"]]
     for notion in dict.fromkeys([*board["notions"], "none"]):
         mine = stats[stats["notion"] == notion]
-        if mine.empty:
+        aside = sorted(s for s, e in standing.items()
+                       if e["standing"] == REFUTED and e["ranked_as"] == notion)
+        if mine.empty and not aside:
             continue
         parts.append(f"<h2><span class=notion>{esc(notion_name(notion))}</span></h2>")
+        if aside:
+            parts.append(f"<p class=not>Set aside, not ranked: {len(aside)} series whose "
+                         f"claim the audit refutes ({esc(', '.join(aside))}; see “Refuted "
+                         "by the audit”).</p>")
+        if mine.empty:
+            continue
         parts.append(f"<h3>Aggregate ({esc(board['metric'])})</h3>")
-        parts.append(_aggregate_html(aggregates[notion]))
+        parts.append(_aggregate_html(aggregates[notion], standing))
         for metric in metrics:
             rows = mine[mine["metric"] == metric]
             if rows.empty:
                 continue
             parts.append(f"<h3>{esc(metric)}</h3>")
             for dataset, ds_rows in rows.groupby("dataset", sort=True):
-                parts.append(f"<p><b>{esc(dataset)}</b></p>{_group_table(ds_rows)}")
+                parts.append(f"<p><b>{esc(dataset)}</b></p>"
+                             f"{_group_table(ds_rows, standing)}")
     parts.append("<h2>Methods</h2>")
     parts.append(method_rows(board, costs, audits, bibtex))
     notes = [f"<li>† <code>{esc(n)}</code>: {esc(c)}</li>" for n, c in caveats.items() if c]

@@ -68,9 +68,10 @@ def tidy_rows(frame: pd.DataFrame, board: dict) -> pd.DataFrame:
     Columns: ``notion`` (the series' privacy notion; ``none`` for a hindsight-tuned one),
     ``dataset``, ``axis`` and ``x`` (epsilon or k), ``setting`` (the task's ``settings``
     values, e.g. ``k=5``), ``metric``, ``series``, ``mechanism``, ``hindsight``, ``rep``,
-    ``value``, ``caveat``. A series is a mechanism with every other parameter its rows vary
-    (``global_diffpid3 [criterion=gini]``); a hindsight-tuned parameter is replaced by its
-    best value per group and metric, chosen on the mean (as the paper reports it)."""
+    ``value``, ``caveat``, ``cell``, ``params``. A series is a mechanism with every other
+    parameter its rows vary (``global_diffpid3 [criterion=gini]``); a hindsight-tuned
+    parameter is replaced by its best value per group and metric, chosen on the mean (as
+    the paper reports it)."""
     metrics = [board["metric"], *board.get("secondary", [])]
     if frame is None or frame.empty:
         return pd.DataFrame(columns=[*GROUP, "series", "mechanism", "hindsight", "rep", "value"])
@@ -109,7 +110,7 @@ def tidy_rows(frame: pd.DataFrame, board: dict) -> pd.DataFrame:
         return pd.DataFrame(columns=[*GROUP, "series", "mechanism", "hindsight", "rep", "value"])
     out = pd.concat(parts, ignore_index=True)
     keep = [*GROUP, "series", "mechanism", "hindsight", "rep", "value", "caveat", "seconds",
-            "peak_mb", "cell"]
+            "peak_mb", "cell", "params"]
     return out[[c for c in keep if c in out.columns]]
 
 

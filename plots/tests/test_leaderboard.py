@@ -1,9 +1,13 @@
 """The leaderboard's numbers and pages on constructed stores (hand-computed ranks and CD)."""
 
+import json
 import math
+import re
 import shutil
 import subprocess
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from privpub.experiments.store import ResultStore
@@ -178,3 +182,75 @@ def test_rows_at_a_default_are_not_averaged_with_rows_set_otherwise(tmp_path):
     stats = cell_stats(tidy_rows(store.load(), board), board)
     assert dict(zip(stats["series"], stats["mean"], strict=True)) == {
         "G [criterion=ig]": pytest.approx(0.2), "G [criterion=gini]": pytest.approx(0.8)}
+
+
+def _audits(tmp_path, records) -> Path:
+    """A results directory holding ``records`` as the stored audits (``verdicts.json``)."""
+    (tmp_path / "audit").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "audit" / "verdicts.json").write_text(json.dumps(records))
+    return tmp_path
+
+
+def _audit(mechanism, verdict, bound=0.0, witness=None, caveat=None):
+    return {"mechanism": mechanism, "config": {"epsilon": 1}, "mode": "quick",
+            "privacy": "node-DP", "epsilon": 1.0, "caveat": caveat, "verdict": verdict,
+            "epsilon_lower_bound": bound, "witness_id": witness}
+
+
+def test_a_claim_the_stored_audit_refutes_is_never_ranked_under_it(constructed_store,
+                                                                    tmp_path):
+    """B (node-DP, caveat-free) is refuted by a stored audit: it is in no ranking table,
+    aggregate, CD diagram, top three or CSV rank; the refuted table gives its bound,
+    witness and replay command; A and C are ranked without it (C: "not audited")."""
+    results = _audits(tmp_path / "results", [
+        _audit("A", "holds"), _audit("B", "violated", 4.25, "0123456789ab"),
+        _audit("E", "inconclusive", caveat="a caveat")])
+    board, _ = _stats(constructed_store)
+    board["frame"] = constructed_store
+    written = write_leaderboard([board], tmp_path / "leaderboard", results_dir=results)
+    [entry] = written["refuted"]["toy"]
+    assert (entry["series"], entry["epsilon_lower_bound"], entry["witness_id"], entry["error"]) \
+        == ("B", 4.25, "0123456789ab", True)
+    # ranks without B: d1 (A 1, C 2), d2 (A 1, C 2), d3 (A 1, C 2), d4 (A 1, C 2)
+    node = board["aggregates"]["node-DP"]
+    assert node["series"] == ["A", "C"] and node["avg_rank"] == pytest.approx({"A": 1, "C": 2})
+    assert "B" not in node["wins"] and node["n_blocks"] == 4
+    tops = [s for t in written["tops"]["toy"] for s, _, _ in t["top"]]
+    assert "B" not in tops and "A" in tops
+    notes = {s: note for t in written["tops"]["toy"] for s, _, note in t["top"]}
+    assert notes["C"] == "not audited" and notes["A"] == "" and notes["E"] == ""
+    csv = pd.read_csv(tmp_path / "leaderboard" / "leaderboard.csv")
+    b = csv[csv["mechanism"] == "B"]
+    assert len(b) == 4 and b["rank"].isna().all() and set(b["standing"]) == {"refuted"}
+    assert set(b["epsilon_lower_bound"]) == {4.25} and set(b["witness_id"]) == {"0123456789ab"}
+    standing = csv.drop_duplicates("mechanism").set_index("mechanism")["standing"].to_dict()
+    assert standing == {"A": "ranked", "B": "refuted", "C": "not audited", "E": "ranked",
+                        "T [theta tuned in hindsight (not private)]": "not audited"}
+    assert csv[csv["mechanism"] != "B"]["rank"].notna().all()
+    page = (tmp_path / "leaderboard" / "toy.html").read_text()
+    refuted, _, ranked = page.partition("<h2><span class=notion>")
+    assert "claims node-DP, refuted by the audit" in refuted
+    shown = re.sub(r"<[^>]+>", "", refuted)  # the text a reader sees (and copies)
+    assert f"privpub audit --replay 0123456789ab --results-dir {results}" in shown
+    assert "4.25" in refuted
+    assert "ERROR: none, the claim is unreserved" in refuted
+    tables = re.findall(r"<table>.*?</table>|<svg.*?</svg>", ranked.split("<h2>Methods")[0],
+                        flags=re.S)
+    assert tables and not any(re.search(r">B[ <]", t) for t in tables)
+    assert "Set aside, not ranked: 1 series whose claim the audit refutes (B;" in ranked
+    assert re.search(r">C <span class=unaudited>not audited</span>", ranked)
+    index = (tmp_path / "leaderboard" / "index.html").read_text()
+    assert "claims node-DP, refuted by the audit" in index and "0123456789ab" in index
+    assert re.search(r"C \(\S+\) <span class=unaudited>not audited</span>", index)
+
+
+def test_smoke_pages_say_they_are_toy_data(constructed_store, tmp_path):
+    index, task = _offline_page(tmp_path, constructed_store)  # the board's scale: smoke
+    for path in (index, task):
+        assert "Smoke scale: toy data." in path.read_text()
+        assert "not a ranking to cite" in path.read_text()
+    board, _ = _stats(constructed_store)
+    board.update(frame=constructed_store, scale="small")
+    write_leaderboard([board], tmp_path / "small")
+    for path in (tmp_path / "small").glob("*.html"):
+        assert "toy data" not in path.read_text()
