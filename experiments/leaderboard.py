@@ -1,4 +1,5 @@
-"""Leaderboards: one ranking per task (``conf/task/<task>.yaml``) of every mechanism that fits.
+"""Leaderboards: one ranking per task (``conf/task/<task>.yaml`` or an installed plug-in's) of
+every mechanism that fits.
 
 A task names its input and output kinds and the privacy notions it ranks; the mechanisms that
 qualify come from the registry (:func:`qualifying`), so a new mechanism, a plug-in included,
@@ -31,6 +32,7 @@ __all__ = [
     "TASK_DIR",
     "STORE_PREFIX",
     "Task",
+    "task_files",
     "task_names",
     "load_task",
     "qualifying",
@@ -97,9 +99,41 @@ class Task:
         return out
 
 
+def task_files() -> dict[str, Path]:
+    """Every task file by task id: ``conf/task/*.yaml``, then those of the installed
+    plug-ins (entry-point group ``privpub.tasks``, :mod:`privpub.plugins`): a package's
+    folder of ``<task>.yaml`` files, or ``module:ATTR`` naming a folder or a list of files.
+    A plug-in's task may not take a built-in task's id."""
+    from privpub.plugins import entry_point_error, entry_points, load_entry_points
+
+    found = {p.stem: p for p in sorted(TASK_DIR.glob("*.yaml"))}
+    eps = {ep.name: ep for ep in entry_points("task")}
+    for ep_name, obj in load_entry_points("task").items():
+        ep = eps[ep_name]
+        folder = getattr(obj, "__path__", None)
+        if folder is not None:
+            paths = sorted(Path(list(folder)[0]).glob("*.yaml"))
+        elif isinstance(obj, (str, Path)) and Path(obj).is_dir():
+            paths = sorted(Path(obj).glob("*.yaml"))
+        elif isinstance(obj, (str, Path)) or (isinstance(obj, (list, tuple)) and all(
+                isinstance(x, (str, Path)) for x in obj)):
+            paths = [Path(x) for x in ([obj] if isinstance(obj, (str, Path)) else obj)]
+        else:
+            raise entry_point_error(ep, "a task plug-in names a package of task files, or "
+                                        "module:ATTR giving a folder or a list of files")
+        for path in paths:
+            if not path.is_file() or path.suffix != ".yaml":
+                raise entry_point_error(ep, f"{str(path)!r} is not a task file (<task>.yaml)")
+            if path.stem in found and found[path.stem] != path:
+                raise entry_point_error(ep, f"its task {path.stem!r} has the id of "
+                                            f"{str(found[path.stem])!r}")
+            found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
 def task_names() -> list[str]:
-    """Every task id (``conf/task/*.yaml``), sorted."""
-    return sorted(p.stem for p in TASK_DIR.glob("*.yaml"))
+    """Every task id (:func:`task_files`), sorted."""
+    return list(task_files())
 
 
 def _fail(name: str, message: str):
@@ -111,8 +145,8 @@ def load_task(name: str) -> Task:
     :class:`~privpub.errors.ConfigError`."""
     from privpub.registry import get_metric
 
-    path = TASK_DIR / f"{name}.yaml"
-    if not path.is_file():
+    path = task_files().get(name)
+    if path is None:
         import difflib
 
         close = difflib.get_close_matches(name, task_names(), n=1)
@@ -161,8 +195,9 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
     reason it is left out.
 
     A mechanism qualifies when its input kind is the task's, its output kind one of the
-    task's and its privacy notion one the task ranks, unless the task excludes it (with a
-    reason) or it is a reference (the truth or a non-private yardstick). ``add`` names
+    task's and its privacy notion one the task ranks, unless its registration says why no
+    task ranks it (``unranked=``), the task excludes it (with a reason) or it is a reference
+    (the truth or a non-private yardstick). ``add`` names
     mechanisms that must qualify (``--add``): one that does not is an error saying why.
     """
     from privpub.registry import get_mechanism, mechanisms
@@ -175,6 +210,8 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
             reason = f"outputs {info.output_kind}, the task ranks {', '.join(task.output_kinds)}"
         elif info.privacy not in task.notions:
             reason = f"claims {info.privacy}, the task ranks {', '.join(task.notions)}"
+        elif info.unranked:
+            reason = info.unranked
         elif name in task.exclude:
             reason = str(task.exclude[name])
         elif info.role == "reference":
