@@ -404,6 +404,7 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     {task: [...]}, "summaries": [...], "claims": {task: [...]}, "seconds": ...}``."""
     import time
 
+    from privpub.experiments.cli import check_writable
     from privpub.experiments.runner import run_experiment, store_dir
     from privpub.experiments.store import ResultStore
     from privpub.plots.leaderboard import board_standing, stored_records, write_leaderboard
@@ -411,6 +412,7 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     from privpub.registry import import_plugins
 
     t0 = time.perf_counter()
+    check_writable(results_dir)
     import_plugins(plugins)
     names = list(tasks) or task_names()
     loaded = [load_task(n) for n in names]
