@@ -175,8 +175,17 @@ def _charge(ledger: PrivacyLedger, spent: float, n_leaves: int) -> None:
 
 
 # --------------------------------------------------------------------------- mechanism
-@register_mechanism("diffprivlib_tree", input_kind=Kind.TABLE, output_kind=Kind.CLASSIFIER,
-                    privacy=RECORD_DP, paper="farias2021", role="baseline", caveat=CAVEAT)
+@register_mechanism(
+    "diffprivlib_tree", input_kind=Kind.TABLE, output_kind=Kind.CLASSIFIER, privacy=RECORD_DP,
+    paper="farias2021", role="baseline", caveat=CAVEAT,
+    source="Fig. 6 (an outside reference drawn beside DiffPID3, not the paper's method)",
+    audit={"cost_ms": 40},
+    caveat_summary="an outside reference (IBM diffprivlib's tree, not DiffPID3), its noise drawn "
+                   "by diffprivlib; a shim restores two constants scikit-learn 1.9 dropped",
+    blind_spot="the caveat is about provenance (IBM diffprivlib's own tree and noise, a shim "
+               "for two scikit-learn constants), not a leak: nothing for a black-box audit to "
+               "refute",
+)
 def diffprivlib_tree(
     table: Table,
     *,

@@ -18,7 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.algorithms.dk import CAVEAT_DK_PA, check_graph, dk_pa_series, joint_degree
+from privpub.algorithms.dk import (
+    CAVEAT_DK_PA,
+    DK2_CAVEAT_SUMMARY,
+    check_graph,
+    dk_pa_series,
+    joint_degree,
+)
 from privpub.ledger import PrivacyLedger
 from privpub.noise import laplace_noise
 from privpub.registry import EDGE_DP, NO_PRIVACY, register_mechanism
@@ -36,6 +42,9 @@ __all__ = ["dk_pa", "dk2_ideal"]
     paper="sala2011",
     role="baseline",
     caveat=CAVEAT_DK_PA,
+    source="Sec 3.2, Lemma 1, Theorem 1",
+    audit={"cost_ms": 1.6},
+    caveat_summary=DK2_CAVEAT_SUMMARY,
 )
 def dk_pa(
     graph: Graph, *, epsilon: float, rng: np.random.Generator, ledger: PrivacyLedger | None = None
@@ -54,6 +63,7 @@ def dk_pa(
     privacy=NO_PRIVACY,
     paper="sala2011",
     role="reference",
+    source="Sec 3.3 (the hypothetical 'Ideal' yardstick)",
 )
 def dk2_ideal(graph: Graph, *, epsilon: float, rng: np.random.Generator) -> JointDegree:
     """The "Ideal" line of sala2011 Figs 3-4: ``Lap(1 / epsilon)`` per dK-2 tuple, as if the

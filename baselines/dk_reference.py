@@ -30,6 +30,7 @@ def _graph(graph) -> Graph:
     privacy=NO_PRIVACY,
     paper="sala2011",
     role="reference",
+    source="Figs 5-9 (the original graph)",
 )
 def original_graph(graph: Graph, *, rng=None) -> Graph:
     """The original graph, unchanged (no privacy; sala2011 Figs 5-9 "Original")."""
@@ -43,6 +44,7 @@ def original_graph(graph: Graph, *, rng=None) -> Graph:
     privacy=NO_PRIVACY,
     paper="sala2011",
     role="reference",
+    source="Table 1 (the exact dK-2 series)",
 )
 def original_dk2(graph: Graph, *, rng=None) -> JointDegree:
     """The exact dK-2 series of the graph (no privacy; sala2011 Table 1's dK-2 sizes)."""

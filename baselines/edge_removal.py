@@ -94,6 +94,8 @@ def edge_removal(graph: Graph, theta: int, *, order: str = "lexicographic", rng=
     privacy=NO_PRIVACY,
     paper="day2016",
     role="baseline",
+    source="Sec 2.4, Fig. 1, Table 2",
+    unranked="a noise-free projection (day2016 Sec 2.4), a building block without epsilon",
 )
 def projection_edge_removal(
     graph: Graph, *, theta: int, order: str = "lexicographic", rng: np.random.Generator

@@ -518,6 +518,8 @@ def _check_graph(graph) -> Graph:
     privacy=NO_PRIVACY,
     paper="day2016",
     role="baseline",
+    source="Sec 2.4, Table 2",
+    unranked="a noise-free projection (day2016 Sec 2.4), a building block without epsilon",
 )
 def projection_flowgraph(graph: Graph, *, theta: int, rng: np.random.Generator) -> Release:
     """FG projection of [RS16] (day2016 Table 2): interpolated histogram of the flow degrees.
@@ -613,6 +615,16 @@ def gem_select(
         "histogram sensitivity 6*theta is [RS16]'s bound, checked here by brute force on small "
         "graphs only; the GEM score is this module's (day2016 does not give [RS16]'s)."
     ),
+    source="Sec 2.4, 4.1 (Fig. 3)",
+    audit={"configurations": [{}, {"theta_max": 4}], "cost_ms": 1.3},
+    caveat_summary="candidate θs use the public-by-assumption |V|; 6θ checked by brute force "
+                   "only",
+    blind_spot={"theta_max=4": (
+        "with theta_max fixed the candidate thetas no longer read |V| (the default's "
+        "witness); what remains of the caveat, the flow histogram's sensitivity 6 theta "
+        "checked by brute force on small graphs only, is a question about large graphs "
+        "that needs inputs far larger than the audit's 5-14 nodes or rows, where a few "
+        "thousand runs cannot resolve it")},
 )
 def flowgraph(
     graph: Graph,

@@ -88,6 +88,10 @@ def constrained_inference(noisy, *, upper: float | None = None, integer: bool = 
     paper="qardaji2012",
     role="baseline",
     caveat=lambda params: None if params.get("degree_bound") == "n_minus_1" else _CAVEAT,
+    neighbourhood="node_rewire",
+    audit={"configurations": [{"degree_bound": "max_degree"}, {"degree_bound": "n_minus_1"}]},
+    caveat_summary="with `degree_bound=max_degree`, Λ is read from the data; with `n_minus_1` "
+                   "it is node-DP",
 )
 def hay_degree_sequence(
     graph: Graph,

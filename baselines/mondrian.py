@@ -553,6 +553,7 @@ def _recoded_column(q: _QI, col: pd.Series, rep: np.ndarray):
     privacy=K_ANONYMITY,
     paper="qardaji2012",
     role="baseline",
+    source="Sec 4.2, Fig. 3 (the k-anonymity baseline)",
 )
 def mondrian(
     table: Table,

@@ -196,6 +196,7 @@ def mondrian_binary_partition(matrix, *, k: int) -> tuple[np.ndarray, int]:
     privacy=K_ANONYMITY,
     paper="epasto2022",
     role="baseline",
+    source='Appendix D ("Baselines")',
 )
 def mondrian_binary(matrix, *, k: int, rng: np.random.Generator) -> Release:
     """Strict Mondrian on the 0/1 columns, released by suppression [LDR06; EEMM22 App. D].

@@ -140,4 +140,10 @@ privatesql_topk = register_mechanism(
     paper="farias2021",
     role="baseline",
     caveat=_caveat,
+    source="Sec 6.1.1, Table 2 (the PSQL baseline)",
+    audit={"configurations": [{"degree_bound": "max_degree"}, {"degree_bound": "n_minus_1"}],
+           "cost_ms": 3},
+    caveat_summary="with `degree_bound=max_degree`, the view sensitivity comes from the "
+                   "graph's own maximum degree, assumed public (as PrivateSQL's truncation "
+                   "bound); `n_minus_1` or an int holds",
 )(privatesql_topk)

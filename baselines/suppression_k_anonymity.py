@@ -36,6 +36,7 @@ __all__ = ["nonsmooth_k_anonymity"]
     paper="epasto2022",
     role="baseline",
     seeds_of="smooth_k_anonymity",
+    source='Appendix D ("Baselines": non-smooth k-anonymity)',
 )
 def nonsmooth_k_anonymity(
     matrix,

@@ -161,6 +161,8 @@ def truncation_smooth_bound(degrees, cutoff: int, beta: float) -> float:
     privacy=NO_PRIVACY,
     paper="day2016",
     role="baseline",
+    source="Sec 2.4, Table 2",
+    unranked="a noise-free projection (day2016 Sec 2.4), a building block without epsilon",
 )
 def projection_truncation(graph: Graph, *, theta: int, rng: np.random.Generator) -> Release:
     """T projection [KNRS13] (day2016 Table 2): histogram of the nodes of degree <= theta.
@@ -202,6 +204,10 @@ def projection_truncation(graph: Graph, *, theta: int, rng: np.random.Generator)
         "eps), so eps-node-DP does not follow; Fig. 3's best-theta-in-hindsight is a "
         "non-private oracle choice; |V| is treated as public."
     ),
+    source="Sec 2.4, 4.1 (Fig. 3)",
+    audit={"configurations": [{"theta": 2}], "cost_ms": 2},
+    caveat_summary="β = ε ln(|V|/θ) is too large for its Cauchy release (a test finds a pair "
+                   "with log-ratio > 5ε); best θ in hindsight",
 )
 def truncation(
     graph: Graph,

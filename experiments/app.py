@@ -37,11 +37,11 @@ def run(argv: list[str], *, prog: str = "run.py") -> int:
     from hydra.core.global_hydra import GlobalHydra
 
     from privpub.errors import PrivpubError
-    from privpub.experiments.hydra_support import register_mechanism_configs, sweep_dir
+    from privpub.experiments.hydra_support import register_configs, sweep_dir
 
     try:
         _check_results_dirs(argv)
-        register_mechanism_configs(argv)  # mechanism=<a plug-in without a YAML in conf/>
+        register_configs(argv)  # mechanism=<name>, dataset=<a plug-in's>: no YAML needed
     except PrivpubError as exc:
         print(f"privpub: error: {exc}", file=sys.stderr)
         return 2

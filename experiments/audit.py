@@ -82,7 +82,7 @@ def audit_jobs(names=(), *, mode: str, seed: int) -> list[tuple]:
     clear_cache()
     jobs = []
     # the slowest first (``cost_ms``), so the last minutes are not one long audit on one core
-    for info in sorted(infos, key=lambda i: -audit_settings(i.name).cost_ms):
+    for info in sorted(infos, key=lambda i: -audit_settings(i).cost_ms):
         code = code_fingerprint((info.func.__module__, "privpub.audit"))[0]
         for config in configurations(info):
             config = canonical(config)

@@ -115,7 +115,7 @@ def scale_datasets(exp: dict, scale: str) -> list[str]:
 
 def label_groups(conf: Path) -> list[list[str]]:
     """The series labels each experiment file draws together (its mechanisms' labels, else
-    their names), for colours that tell them apart (:func:`privpub.plots.series.label_colours`)."""
+    their names), for looks that tell them apart (:func:`privpub.plots.series.label_styles`)."""
     groups = []
     for _, exp, _ in load_experiments(conf):
         entries = (exp or {}).get("mechanisms") or []

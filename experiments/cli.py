@@ -10,6 +10,7 @@ import json
 import re
 import sys
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -389,19 +390,18 @@ def figure_path(spec: ExperimentSpec, results_dir: Path, variant: str | None) ->
 
 
 def closing_line(figure_dirs, results_dir: Path) -> str:
-    """The last line of a run: the verdicts of the claims drawn into ``figure_dirs``, in one
-    line, and where report.html is (``privpub: claims: 12 held, 1 not held, 2 not
-    evaluated; report: /abs/results/report.html``)."""
-    counts: dict[str, int] = {"held": 0, "not held": 0, "not evaluated": 0}
-    for where in figure_dirs:
-        try:
-            claims = json.loads((Path(where) / "claims.json").read_text())
-        except (OSError, ValueError):
-            continue
-        for claim in claims if isinstance(claims, list) else []:
-            verdict = str(claim.get("verdict", "not evaluated"))
-            counts[verdict] = counts.get(verdict, 0) + 1
-    verdicts = ", ".join(f"{n} {v}" for v, n in counts.items())
+    """The last line of a run: the verdicts of the claims drawn into ``figure_dirs`` (each
+    directory once), in one line, and where report.html is (``privpub: claims: 12 held,
+    1 not held, 2 not evaluated; report: /abs/results/report.html``). The claims are read
+    and counted as the report's overview reads and counts them."""
+    from privpub.plots.report.results_tree import read_claims
+    from privpub.plots.report.text import verdict_counts
+    from privpub.results import VERDICTS
+
+    counts = Counter()
+    for where in dict.fromkeys(Path(w) for w in figure_dirs):
+        counts.update(verdict_counts(read_claims(where, [])))
+    verdicts = ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
     report = (Path(results_dir) / "report.html").resolve()
     return f"privpub: claims: {verdicts}; report: {report}"
 

@@ -20,14 +20,14 @@ from privpub.errors import ConfigError
 from privpub.experiments.runner import store_dir
 from privpub.experiments.spec import ExperimentSpec
 from privpub.experiments.store import RELEASE_METRIC, ResultStore
-from privpub.plots.audited_privacy import privacy_text, series_privacy
+from privpub.plots.audited_privacy import privacy_text, series_privacy, with_refutations
 from privpub.plots.series import (
     SEED,
     add_series,
     best_over,
     dataset_label,
     error_label,
-    label_colours,
+    label_styles,
     legend_marks,
     show_varied,
 )
@@ -166,7 +166,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         reference_lines=references,
         legend_names=names,
         footnotes=footnotes,
-        colours=_colours(),
+        styles=_label_styles(),
         linestyles=plot.get("linestyles"),
     )
     table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
@@ -181,12 +181,13 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
 
 
 @functools.cache
-def _colours() -> dict[str, int]:
-    """The colour of every series label of the packaged experiment files: the same in
-    every figure, run and experiment (docs/design.md, "Stable identity")."""
+def _label_styles() -> dict[str, tuple[int, int]]:
+    """The colour and marker of every series label of the packaged experiment files: the
+    same in every figure, run and experiment (docs/design.md, "Stable identity, distinct
+    looks")."""
     from privpub.experiments.catalog import CONF_DIR, label_groups
 
-    return label_colours(label_groups(CONF_DIR))
+    return label_styles(label_groups(CONF_DIR))
 
 
 def _column(name):
@@ -255,7 +256,7 @@ def _draw_ccdf(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec)
         cumulative=str(plot.get("cumulative", "ccdf")),
         legend_names=names,
         footnotes=footnotes,
-        colours=_colours(),
+        styles=_label_styles(),
     )
     picked = picked[picked["series"] != "truth"][["dataset_label", "series", "rep", "error"]]
     return name, "figure", (
@@ -296,7 +297,7 @@ def _draw_tradeoff(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentS
                   along=along, xlabel=xlabel, ylabel=ylabel,
                   title=_title(plot, spec, f"{ylabel} vs {xlabel}, one point per {along}"),
                   logx=bool(plot.get("logx", False)), logy=bool(plot.get("logy", False)),
-                  legend_names=names, footnotes=footnotes, colours=_colours())
+                  legend_names=names, footnotes=footnotes, styles=_label_styles())
     points = tradeoff_points(rows, x_metric=x_metric, y_metric=y_metric, along=along)
     return name, "figure", (
         f"## {name}: {ylabel} vs {xlabel}, one point per {along} (means)\n\n"
@@ -486,12 +487,12 @@ def draw_experiment(
     )
     rows, twins = _drawn_rows(frame, spec, seed, stored)
     ok = rows[rows["status"] == "ok"] if not rows.empty else rows
-    texts, drawn = _draw_plots(spec, ok, out)
+    privacy = series_privacy(ok, results_dir)  # claimed beside audited (docs/audit.md)
+    texts, drawn = _draw_plots(spec, with_refutations(ok, privacy), out)
     claims = _claims(spec, ok, twins, seeds_of(seed)) if not ok.empty else []
     (out / "claims.json").write_text(_dumps(claims))
     limits = noise_free_limits(ok, twins[twins["status"] == "ok"] if not twins.empty else twins,
                                spec)
-    privacy = series_privacy(ok, results_dir)  # claimed beside audited (docs/audit.md)
     sections = [_claims_text(claims), *texts, _limits_text(limits), privacy_text(privacy),
                 _caveats_text(ok)]
     if not rows.empty:

@@ -20,9 +20,9 @@ directory (:mod:`privpub.experiments.cli`). When the sweep ends, :class:`Privpub
 With the basic launcher (jobs one after another in this process) one progress bar covers
 the whole sweep: its total is every job's task count, resolved when the sweep starts.
 
-Before Hydra composes, :func:`register_mechanism_configs` gives ``mechanism=<name>`` a config
-for a mechanism that has no ``conf/mechanism/<name>.yaml`` (a plug-in from outside the
-checkout): docs/design.md ("Plug-ins from outside the checkout").
+Before Hydra composes, :func:`register_configs` gives ``mechanism=<name>`` a config for a
+mechanism that has no ``conf/mechanism/<name>.yaml`` (every built-in one, a plug-in), and
+``dataset=<name>`` one for an installed plug-in's dataset: docs/design.md ("Plug-ins").
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 __all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "sweep_jobs", "check_sweep",
-           "preflight", "collect_outcomes", "union_specs", "register_mechanism_configs"]
+           "preflight", "collect_outcomes", "union_specs", "register_configs", "mechanism_node"]
 
 _CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -53,57 +53,81 @@ def sweep_bar():
     return _SWEEP_BAR
 
 
-def _choices(argv: list[str]) -> tuple[list[str], list[str]]:
-    """(the plug-ins, the mechanism names) the command line ``argv`` names."""
+def _choices(argv: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(the plug-ins, the mechanism names, the dataset names) the command line ``argv``
+    names."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.core.override_parser.types import ChoiceSweep, Glob
 
-    wanted = [a for a in argv if a.lstrip("+~").split("=", 1)[0] in ("plugins", "mechanism")]
-    plugins, names = [], []
+    keys = ("plugins", "mechanism", "dataset")
+    wanted = [a for a in argv if a.lstrip("+~").split("=", 1)[0] in keys]
+    found: dict[str, list[str]] = {key: [] for key in keys}
     try:
         parsed = OverridesParser.create().parse_overrides(wanted)
     except Exception:  # Hydra reports a malformed override itself, in its own words
-        return plugins, names
+        return found["plugins"], found["mechanism"], found["dataset"]
     for override in parsed:
         value = override.value()
-        if override.is_delete() or isinstance(value, Glob):  # a glob matches conf/ only
+        if override.is_delete() or isinstance(value, Glob):  # a glob matches stored options
             continue
         values = list(value.list) if isinstance(value, ChoiceSweep) else [value]
         for value in values:
             if override.key_or_group == "plugins":
-                plugins += [str(v) for v in (value if isinstance(value, list) else [value])]
+                found["plugins"] += [str(v) for v in (value if isinstance(value, list)
+                                                      else [value])]
             elif isinstance(value, str):
-                names.append(value)
-    return plugins, names
+                found[override.key_or_group].append(value)
+    return found["plugins"], found["mechanism"], found["dataset"]
 
 
-def register_mechanism_configs(argv: list[str]) -> None:
-    """Make ``mechanism=<name>`` work for a registered mechanism without a YAML in ``conf/``.
+def mechanism_node(name: str, parameters) -> dict:
+    """The config ``mechanism=<name>`` composes to without a YAML: its name and every
+    keyword parameter set to null (the experiment's grid, else the function's default), so
+    that ``mechanism.<param>=v`` sets any of them."""
+    return {"name": name, **dict.fromkeys(parameters)}
 
-    The plug-ins ``argv`` names (``plugins=[mylab.mech]`` or ``plugins=[/path/my_mech.py]``)
-    are imported first; each ``mechanism=`` name without ``conf/mechanism/<name>.yaml`` gets
-    a config-store entry: the ``<name>.yaml`` beside its module if there is one, else its
-    name and every keyword parameter of its signature set to null (the experiment's grid or
-    the function's default), so that ``mechanism.<param>=v`` works too. Raises
+
+def register_configs(argv: list[str]) -> None:
+    """Give ``mechanism=<name>`` and ``dataset=<name>`` a config where ``conf/`` has no
+    YAML for the name (Hydra's config store, which its launchers hand to their jobs).
+
+    Every built-in mechanism gets :func:`mechanism_node` from the registry's index (no
+    mechanism module is imported). The plug-ins ``argv`` names (``plugins=[mylab.mech]`` or
+    ``plugins=[/path/my_mech.py]``) are imported; each other ``mechanism=`` name (a plug-in,
+    installed or named) gets the ``<name>.yaml`` beside its module if there is one, else
+    :func:`mechanism_node`; each ``dataset=`` name without ``conf/dataset/<name>.yaml`` (an
+    installed plug-in's) its name and default options. Raises
     :class:`~privpub.errors.ConfigError` (an unknown name lists the close ones).
     """
     import inspect
 
     from hydra.core.config_store import ConfigStore
 
-    from privpub.registry import get_mechanism, import_plugins
+    from privpub.registry import built_in_parameters, get_mechanism, import_plugins
 
-    plugins, names = _choices(argv)
+    store = ConfigStore.instance()
+    plugins, mechanisms, datasets = _choices(argv)
     import_plugins(plugins)
-    for name in dict.fromkeys(names):
-        if name == "all" or (_CONF / "mechanism" / f"{name}.yaml").is_file():
+    built_in = built_in_parameters()
+    for name, parameters in built_in.items():
+        if not (_CONF / "mechanism" / f"{name}.yaml").is_file():
+            store.store(group="mechanism", name=name, node=mechanism_node(name, parameters))
+    for name in dict.fromkeys(mechanisms):
+        if name == "all" or name in built_in or (_CONF / "mechanism" / f"{name}.yaml").is_file():
             continue
         info = get_mechanism(name)
-        node = {"name": name, **{p: None for p in info.parameters}}
+        node = mechanism_node(name, info.parameters)
         beside = Path(inspect.getsourcefile(info.func) or "").with_name(f"{name}.yaml")
         if beside.is_file():
             node = {**node, **(OmegaConf.to_container(OmegaConf.load(beside)) or {})}
-        ConfigStore.instance().store(group="mechanism", name=name, node=node)
+        store.store(group="mechanism", name=name, node=node)
+    for name in dict.fromkeys(datasets):
+        if name == "all" or (_CONF / "dataset" / f"{name}.yaml").is_file():
+            continue
+        from privpub.data import get_dataset_spec
+
+        store.store(group="dataset", name=name,
+                    node={"name": name, **get_dataset_spec(name).defaults})
 
 
 def sweep_jobs(overrides: list[str]) -> list[list[str]]:

@@ -1,4 +1,5 @@
-"""Leaderboards: one ranking per task (``conf/task/<task>.yaml``) of every mechanism that fits.
+"""Leaderboards: one ranking per task (``conf/task/<task>.yaml`` or an installed plug-in's) of
+every mechanism that fits.
 
 A task names its input and output kinds and the privacy notions it ranks; the mechanisms that
 qualify come from the registry (:func:`qualifying`), so a new mechanism, a plug-in included,
@@ -32,6 +33,7 @@ __all__ = [
     "TASK_DIR",
     "STORE_PREFIX",
     "Task",
+    "task_files",
     "task_names",
     "load_task",
     "qualifying",
@@ -99,9 +101,41 @@ class Task:
         return out
 
 
+def task_files() -> dict[str, Path]:
+    """Every task file by task id: ``conf/task/*.yaml``, then those of the installed
+    plug-ins (entry-point group ``privpub.tasks``, :mod:`privpub.plugins`): a package's
+    folder of ``<task>.yaml`` files, or ``module:ATTR`` naming a folder or a list of files.
+    A plug-in's task may not take a built-in task's id."""
+    from privpub.plugins import entry_point_error, entry_points, load_entry_points
+
+    found = {p.stem: p for p in sorted(TASK_DIR.glob("*.yaml"))}
+    eps = {ep.name: ep for ep in entry_points("task")}
+    for ep_name, obj in load_entry_points("task").items():
+        ep = eps[ep_name]
+        folder = getattr(obj, "__path__", None)
+        if folder is not None:
+            paths = sorted(Path(list(folder)[0]).glob("*.yaml"))
+        elif isinstance(obj, (str, Path)) and Path(obj).is_dir():
+            paths = sorted(Path(obj).glob("*.yaml"))
+        elif isinstance(obj, (str, Path)) or (isinstance(obj, (list, tuple)) and all(
+                isinstance(x, (str, Path)) for x in obj)):
+            paths = [Path(x) for x in ([obj] if isinstance(obj, (str, Path)) else obj)]
+        else:
+            raise entry_point_error(ep, "a task plug-in names a package of task files, or "
+                                        "module:ATTR giving a folder or a list of files")
+        for path in paths:
+            if not path.is_file() or path.suffix != ".yaml":
+                raise entry_point_error(ep, f"{str(path)!r} is not a task file (<task>.yaml)")
+            if path.stem in found and found[path.stem] != path:
+                raise entry_point_error(ep, f"its task {path.stem!r} has the id of "
+                                            f"{str(found[path.stem])!r}")
+            found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
 def task_names() -> list[str]:
-    """Every task id (``conf/task/*.yaml``), sorted."""
-    return sorted(p.stem for p in TASK_DIR.glob("*.yaml"))
+    """Every task id (:func:`task_files`), sorted."""
+    return list(task_files())
 
 
 def _fail(name: str, message: str):
@@ -113,8 +147,8 @@ def load_task(name: str) -> Task:
     :class:`~privpub.errors.ConfigError`."""
     from privpub.registry import get_metric
 
-    path = TASK_DIR / f"{name}.yaml"
-    if not path.is_file():
+    path = task_files().get(name)
+    if path is None:
         import difflib
 
         close = difflib.get_close_matches(name, task_names(), n=1)
@@ -163,8 +197,9 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
     reason it is left out.
 
     A mechanism qualifies when its input kind is the task's, its output kind one of the
-    task's and its privacy notion one the task ranks, unless the task excludes it (with a
-    reason) or it is a reference (the truth or a non-private yardstick). ``add`` names
+    task's and its privacy notion one the task ranks, unless its registration says why no
+    task ranks it (``unranked=``), the task excludes it (with a reason) or it is a reference
+    (the truth or a non-private yardstick). ``add`` names
     mechanisms that must qualify (``--add``): one that does not is an error saying why.
     """
     from privpub.registry import get_mechanism, mechanisms
@@ -187,13 +222,13 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
 
 
 #: The kinds of reason a task does not rank a mechanism, in the order they are told.
-_REASONS = ("input", "output", "notion", "excluded", "reference", "needs")
+_REASONS = ("input", "output", "notion", "unranked", "excluded", "reference", "needs")
 
 
 def _why_not(task: Task, name: str, info) -> tuple[str, str] | None:
     """Why ``task`` does not rank mechanism ``name`` (``info``: its registration), as
-    ``(kind of reason, reason)``; None when it does. The kinds: ``input``, ``output``,
-    ``notion``, ``excluded``, ``reference``, ``needs``."""
+    ``(kind of reason, reason)``; None when it does. The kinds: :data:`_REASONS`
+    (``unranked``: the registration's own reason not to rank it)."""
     if info.input_kind != task.input_kind:
         return "input", f"its input is not {task.input_kind}"
     if info.output_kind not in task.output_kinds:
@@ -201,6 +236,8 @@ def _why_not(task: Task, name: str, info) -> tuple[str, str] | None:
                           f"{', '.join(task.output_kinds)}")
     if info.privacy not in task.notions:
         return "notion", f"claims {info.privacy}, the task ranks {', '.join(task.notions)}"
+    if info.unranked:
+        return "unranked", info.unranked
     if name in task.exclude:
         return "excluded", str(task.exclude[name])
     if info.role == "reference":
@@ -276,6 +313,8 @@ def _reason_lines(name: str, info, reasons: dict[str, list]) -> list[str]:
                 for v, names in groups.items())
         elif kind == "reference":
             text = f"{name} is {found[0][1]}: no task ranks one"
+        elif kind == "unranked":  # the registration's reason, the same for every task
+            text = f"{name} is not ranked: {found[0][1]}"
         elif kind == "excluded":
             text = "; ".join(f"{t.name} excludes {name}: {why}" for t, why in found)
         else:  # needs parameters a task does not fix

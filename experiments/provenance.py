@@ -44,14 +44,30 @@ def _source(module: str) -> tuple[str, str] | None:
         return None
 
 
+#: Keywords of ``register_mechanism(...)`` that describe a mechanism without changing what
+#: it computes or stores (:class:`privpub.registry.MechanismInfo`): left out of the hash
+#: like docstrings, so rewording a blind spot recomputes nothing.
+DESCRIPTIVE_KEYWORDS = frozenset({"source", "caveat_summary", "blind_spot", "unranked"})
+
+
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    """``tree`` without docstrings and without the :data:`DESCRIPTIVE_KEYWORDS` of its
+    ``register_mechanism(...)`` calls (modified in place)."""
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node) == "register_mechanism":
+            node.keywords = [k for k in node.keywords if k.arg not in DESCRIPTIVE_KEYWORDS]
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
                 if isinstance(body[0].value.value, str):
                     node.body = body[1:] or [ast.Pass()]
     return tree
+
+
+def _called(call: ast.Call) -> str | None:
+    """The name of the function ``call`` calls (``f(...)`` or ``m.f(...)``)."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
 def _imports(nodes, package: str) -> list[tuple[str, tuple[str, ...] | None]]:

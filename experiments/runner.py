@@ -302,13 +302,14 @@ def _failed(common: dict, task: tuple, reason: str) -> list[dict]:
 
 
 def _worker_plugins(spec: ExperimentSpec, plugins) -> tuple[str, ...]:
-    """``plugins`` plus the module of every mechanism of ``spec`` that a worker's lookup by
-    name would not find (registered by a module the caller imported itself)."""
+    """``plugins`` plus the module that registers each mechanism of ``spec`` outside
+    privpub (one the caller imported itself, or an installed plug-in's: a worker imports it
+    first instead of looking for it)."""
     from privpub.registry import get_mechanism
 
     modules = list(plugins)
     for name in dict.fromkeys(cell.mechanism for cell in spec.cells):
-        module = get_mechanism(name).func.__module__
+        module = get_mechanism(name).registered_by
         if module.split(".")[0] not in _PROJECT and module != "__main__" \
                 and module not in modules:
             modules.append(module)

@@ -2,7 +2,8 @@
 
 For one name: its code (file and line), its config, its tests, the experiments that use it
 (at which scales) and their figure files, and what the registry says of it (privacy notion,
-caveat, the paper section it implements). A name of several kinds shows each.
+caveat, the paper section it implements, how the audit runs it, its blind spot, why no
+leaderboard ranks it). A name of several kinds shows each.
 
 The lookup is open to new kinds: :func:`register_kind` adds a :class:`ShowKind` (e.g. a
 leaderboard task) whose ``find`` says whether a name is one of it, ``describe`` gives a
@@ -155,8 +156,13 @@ def register_kind(kind: ShowKind) -> ShowKind:
 def describe(name: str, ctx: ShowContext | None = None) -> dict:
     """``{"name": name, "found": [one dict per kind the name is]}``; an unknown name raises
     :class:`UnknownName`."""
+    from privpub.errors import PrivpubError
+
     ctx = ctx or ShowContext()
-    found = [k.describe(name, ctx) for k in KINDS.values() if k.find(name, ctx)]
+    try:
+        found = [k.describe(name, ctx) for k in KINDS.values() if k.find(name, ctx)]
+    except PrivpubError as exc:  # e.g. an installed plug-in that cannot be loaded
+        raise UnknownName(f"privpub show: cannot look {name!r} up: {exc}") from None
     if not found:
         known = sorted({n for k in KINDS.values() for n in _names(k, ctx)})
         close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
@@ -295,16 +301,18 @@ def _summary(func) -> str:
 
 # --------------------------------------------------------------------------- mechanisms
 def _find_mechanism(name: str, ctx: ShowContext) -> bool:
+    from privpub.errors import UnknownNameError
     from privpub.registry import get_mechanism
 
     try:
         get_mechanism(name)
-    except Exception:  # noqa: BLE001 - unknown (or its module is broken): not a mechanism
+    except UnknownNameError:  # a broken plug-in is said by describe, not hidden
         return False
     return True
 
 
 def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
+    from privpub.experiments.hydra_support import mechanism_node
     from privpub.papers import paper_citation
     from privpub.registry import get_mechanism
 
@@ -339,8 +347,14 @@ def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
         "caveat_per_parameter": callable_caveat,
         "caveat_at_defaults": info.caveat_for({}) if callable_caveat else info.caveat,
         "seeds_of": info.seeds_of,
+        "neighbourhood": info.neighbourhood,
+        "audit": _audit_of(info),
+        "blind_spots": {label.partition(" ")[2] or "every configuration": why
+                        for label, why in info.blind_spots.items()},
+        "unranked": info.unranked,
         "code": _code_of(func, ctx),
-        "config": _config("mechanism", name, ctx),
+        "config": _config("mechanism", name, ctx) or {
+            "file": None, "values": mechanism_node(name, info.parameters)},
         "parameters": {k: (None if v is inspect.Parameter.empty else _jsonable(v))
                        for k, v in info.parameters.items()},
         "required": [k for k, v in info.parameters.items() if v is inspect.Parameter.empty],
@@ -348,6 +362,17 @@ def _describe_mechanism(name: str, ctx: ShowContext) -> dict:
         "tests": ctx.tests_naming(name, func.__name__),
         "experiments": ctx.uses(name, used),
     }
+
+
+def _audit_of(info) -> dict:
+    """What ``privpub audit`` runs of a mechanism (its registration's ``audit=``)."""
+    from privpub.audit.configs import audit_settings
+    from privpub.audit.stored import config_label
+
+    settings = audit_settings(info)
+    return {"configurations": [config_label(info.name, c).partition(" ")[2] or "defaults"
+                               for c in settings.configurations],
+            "cost_ms": settings.cost_ms, "audited": info.is_dp}
 
 
 def _render_mechanism(d: dict) -> list[str]:
@@ -368,17 +393,27 @@ def _render_mechanism(d: dict) -> list[str]:
     else:
         caveat = d["caveat"] or "none (the claim holds)"
     config = d["config"]
+    audit = d["audit"]
+    audited = (f"{', '.join(audit['configurations'])} at epsilon = 1 (one run ~"
+               f"{audit['cost_ms']:g} ms)" if audit["audited"] else "not audited (not DP)")
     lines = [
         f"{d['name']}  ({d['role']}{', ' + d['paper'] if d['paper'] else ''})",
         *(_wrapped("", d["summary"], width=0) if d["summary"] else []),
         f"  {'code':<13}{where}  ({code['function']})",
-        f"  {'config':<13}" + (config["file"] if config else "none (no conf/mechanism file)"),
+        f"  {'config':<13}" + (config["file"] or f"mechanism={d['name']} (no YAML: its name "
+                                                 "and parameters, all null)"),
         f"  {'kinds':<13}{d['input_kind']} -> {d['output_kind']}",
         f"  {'privacy':<13}{d['privacy']}",
         f"  {'role':<13}{d['role']}",
         f"  {'paper':<13}" + (f"{d['paper']}: {d['paper_citation']}" if d["paper"] else "none"),
         f"  {'section':<13}{section}",
         *_wrapped("caveat", caveat),
+        *([f"  {'neighbours':<13}{d['neighbourhood']} (not the notion's default)"]
+          if d["neighbourhood"] else []),
+        *_wrapped("audit", audited),
+        *[line for label, why in d["blind_spots"].items()
+          for line in _wrapped("blind spot", f"{label}: {why}")],
+        *(_wrapped("leaderboard", f"never ranked: {d['unranked']}") if d["unranked"] else []),
         *([f"  {'seeds of':<13}{d['seeds_of']}"] if d["seeds_of"] else []),
         *_wrapped("parameters", ", ".join(params) or "none"),
         *_listing("tests", d["tests"], "none found (no test file names it)"),
@@ -525,11 +560,12 @@ def _dataset_names(ctx: ShowContext) -> list[str]:
 
 # --------------------------------------------------------------------------- metrics
 def _find_metric(name: str, ctx: ShowContext) -> bool:
+    from privpub.errors import UnknownNameError
     from privpub.registry import get_metric
 
     try:
         get_metric(name)
-    except Exception:  # noqa: BLE001 - unknown: not a metric
+    except UnknownNameError:
         return False
     return True
 

@@ -526,6 +526,7 @@ def _profile(graph, theta_max: int, order: str, rng) -> ProjectionProfile:
     privacy=NO_PRIVACY,
     paper="day2016",
     role="mechanism",
+    unranked="a noise-free projection (day2016 Sec 2.4), a building block without epsilon",
 )
 def projection_edge_addition(
     graph,

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from privpub.algorithms.dk import check_graph, joint_degree
+from privpub.algorithms.dk import DK2_CAVEAT_SUMMARY, check_graph, joint_degree
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.isotonic import isotonic_regression
 from privpub.ledger import PrivacyLedger
@@ -44,6 +44,7 @@ __all__ = [
     "DENSE_MAX_CELLS",
     "CAVEAT_DRC",
     "CAVEAT_TRUE_ORDER",
+    "TRUE_ORDER_SUMMARY",
     "check_order",
     "drc_scales",
     "drc",
@@ -70,6 +71,11 @@ CAVEAT_TRUE_ORDER = (
     "NOT private: the true-count order of public reimplementations (cells sorted by their TRUE "
     "counts before the isotonic fit: an unpaid, data-dependent order), drawn beside the "
     "edge-DP series to show what the trap buys."
+)
+#: :data:`CAVEAT_TRUE_ORDER` in one line (the README's caveat table).
+TRUE_ORDER_SUMMARY = (
+    "the true-count order of public reimplementations (an unpaid, data-dependent order), "
+    "drawn beside the edge-DP series as `… (true-count order, not private)`"
 )
 
 
@@ -149,6 +155,9 @@ def _drc_noisy(jd: JointDegree, epsilon, rng, ledger, width, label) -> np.ndarra
     privacy=EDGE_DP,
     paper="sala2011",
     caveat=CAVEAT_DRC,
+    source="Sec 4.1-4.2",
+    audit={"cost_ms": 2.7},
+    caveat_summary=DK2_CAVEAT_SUMMARY,
 )
 def drc(
     graph: Graph,
@@ -198,6 +207,8 @@ def _isotonic_in_order(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     privacy=EDGE_DP,
     paper="sala2011",
     caveat=CAVEAT_DRC,
+    audit={"cost_ms": 2},
+    caveat_summary=DK2_CAVEAT_SUMMARY,
 )
 def ldrc(
     graph: Graph,
@@ -233,6 +244,8 @@ def ldrc(
     privacy=NO_PRIVACY,
     paper="sala2011",
     caveat=CAVEAT_TRUE_ORDER,
+    source="Sec 4.3 (fitted in the true-count order of public reimplementations)",
+    caveat_summary=TRUE_ORDER_SUMMARY,
 )
 def ldrc_true_count_order(
     graph: Graph,
@@ -308,6 +321,7 @@ def _honest_noise(counts, high, row_scale, epsilon, rng, ledger) -> np.ndarray:
     output_kind=Kind.JOINT_DEGREE,
     privacy=EDGE_DP,
     paper="sala2011",
+    audit={"cost_ms": 3},
 )
 def drc_honest(
     graph: Graph,

@@ -162,7 +162,7 @@ def _degree_caveat(params) -> str | None:
     return None
 
 
-def _register(name, variant, role, doc):
+def _register(name, variant, role, doc, cost_ms=None):
     def mechanism(
         graph: Graph,
         *,
@@ -177,9 +177,13 @@ def _register(name, variant, role, doc):
 
     mechanism.__name__ = mechanism.__qualname__ = name
     mechanism.__doc__ = doc
-    return register_mechanism(name, input_kind=Kind.GRAPH, output_kind=Kind.RANKING,
-                              privacy=EDGE_DP, paper="farias2021", role=role,
-                              caveat=_degree_caveat)(mechanism)
+    return register_mechanism(
+        name, input_kind=Kind.GRAPH, output_kind=Kind.RANKING, privacy=EDGE_DP,
+        paper="farias2021", role=role, caveat=_degree_caveat,
+        caveat_summary="with `degree_bound=max_degree`, ΔEBC comes from the graph's own maximum "
+                       "degree, assumed public as in the paper; `n_minus_1` or an int holds",
+        audit={"configurations": [{"degree_bound": "max_degree"}, {"degree_bound": "n_minus_1"}],
+               **({"cost_ms": cost_ms} if cost_ms else {})})(mechanism)
 
 
 global_priv_topk = _register(
@@ -196,4 +200,5 @@ shifted_local_priv_topk = _register(
     "shifted_local_priv_topk", "shifted", "mechanism",
     "ShiftedLocalPrivTopk (farias2021 Algorithm 1): top-k EBC nodes by k shifted "
     "local-dampening draws.\n\n    See :func:`priv_topk` (``variant='shifted'``).",
+    cost_ms=0.9,
 )

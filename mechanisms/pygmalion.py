@@ -19,6 +19,7 @@ import numpy as np
 
 from privpub.algorithms.dk import (
     CAVEAT_DK_PA,
+    DK2_CAVEAT_SUMMARY,
     check_generator,
     check_graph,
     dk_pa_series,
@@ -29,6 +30,7 @@ from privpub.ledger import PrivacyLedger
 from privpub.mechanisms.drc import (
     CAVEAT_DRC,
     CAVEAT_TRUE_ORDER,
+    TRUE_ORDER_SUMMARY,
     check_order,
     drc,
     drc_honest,
@@ -61,6 +63,9 @@ def _pygmalion_caveat(params: dict) -> str | None:
     privacy=EDGE_DP,
     paper="sala2011",
     caveat=_pygmalion_caveat,
+    audit={"configurations": [{"method": m} for m in ("ldrc", "drc", "dk_pa", "drc_honest")],
+           "cost_ms": 12},
+    caveat_summary=DK2_CAVEAT_SUMMARY,
 )
 def pygmalion(
     graph: Graph,
@@ -135,6 +140,8 @@ def _noisy_series(graph: Graph, method: str, *, epsilon, order, partition_width,
     privacy=NO_PRIVACY,
     paper="sala2011",
     caveat=CAVEAT_TRUE_ORDER,
+    source="Sec 5 (LDRC in the true-count order of public reimplementations)",
+    caveat_summary=TRUE_ORDER_SUMMARY,
 )
 def pygmalion_true_count_order(
     graph: Graph,

@@ -55,6 +55,8 @@ References
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -275,24 +277,9 @@ def _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, ledger, selec
     return Release(_release(noisy, theta, tail, calibration), info={"theta": theta})
 
 
-@register_mechanism(
-    "theta_cumulative_histogram",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NODE_DP,
-    paper="day2016",
-)
-def theta_cumulative_histogram(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """theta-CumulativeHistogram, epsilon-node-DP (day2016 Algorithm 4, ExtractHistogram).
+# --------------------------------------------------------------------------- registered
+_CUMULATIVE_DOC = """\
+theta-CumulativeHistogram, epsilon-node-DP (day2016 Algorithm 4, ExtractHistogram).
 
     Parameters
     ----------
@@ -326,82 +313,90 @@ def theta_cumulative_histogram(
 
     See the module docstring for every decision the paper leaves open.
     """
-    return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, ledger, "em", "extract")
 
-
-@register_mechanism(
-    "theta_constrained",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NODE_DP,
-    paper="day2016",
-)
-def theta_constrained(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """theta-Constrained, epsilon-node-DP: Algorithm 4 with isotonic regression (Sec 4.3).
+_CONSTRAINED_DOC = """\
+theta-Constrained, epsilon-node-DP: Algorithm 4 with isotonic regression (Sec 4.3).
 
     The noisy cumulative histogram is calibrated by constrained inference
     (:func:`constrained_histogram`) instead of ExtractHistogram; parameters, selection, budget,
     post-processing and output as :func:`theta_cumulative_histogram`.
     """
-    return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, ledger, "em", "isotonic")
 
-
-@register_mechanism(
-    "theta_cumulative_qbest",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NO_PRIVACY,
-    paper="day2016",
-    caveat=_NOT_PRIVATE + " (argmax of the quality function q^c, no exponential mechanism)",
-)
-def theta_cumulative_qbest(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """theta-Q-Best (Fig 5), NOT private: Algorithm 4 with the argmax of ``q^c``.
+_QBEST_DOC = """theta-Q-Best (Fig 5), NOT private: Algorithm 4 with the argmax of ``q^c``.
 
     The cumulative histogram is published with ``0.9 epsilon``; ``ledger`` is not used.
     """
-    return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, None, "qbest", "extract")
 
-
-@register_mechanism(
-    "theta_cumulative_oracle",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NO_PRIVACY,
-    paper="day2016",
-    caveat=_NOT_PRIVATE + " (the theta whose noisy histogram is closest to the truth)",
-)
-def theta_cumulative_oracle(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """theta-Oracle (Fig 5), NOT private: the best of the releases for every ``theta``.
+_ORACLE_DOC = """theta-Oracle (Fig 5), NOT private: the best of the releases for every ``theta``.
 
     Each ``theta = 1..Theta`` gets its own noisy (``0.9 epsilon``), extracted, post-processed
     histogram; the one with the least L1 distance between normalised distributions and the
     true degree distribution is returned. ``ledger`` is not used.
     """
-    return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, None, "oracle", "extract")
+
+_INTROSPECTION = "non-private by design (introspection)"
+
+
+class Variant(NamedTuple):
+    """One mechanism of :data:`VARIANTS`: Algorithm 4 with the selection ``select``, the
+    exponential mechanism (``"em"``, private), the argmax of ``q^c`` (``"qbest"``) or the
+    ``theta`` closest to the truth (``"oracle"``), and the calibration ``calibration`` of
+    :data:`CALIBRATIONS`; ``doc`` is its docstring and ``registration`` the rest of its
+    :func:`~privpub.registry.register_mechanism` arguments."""
+
+    select: str
+    calibration: str
+    doc: str
+    registration: dict
+
+
+#: Algorithm 4's variants, registered in a loop below, all with the same signature.
+VARIANTS = {
+    "theta_cumulative_histogram": Variant("em", "extract", _CUMULATIVE_DOC, dict(
+        privacy=NODE_DP, source="Sec 3.3, Algorithms 3-4", audit={"cost_ms": 1.5})),
+    "theta_constrained": Variant("em", "isotonic", _CONSTRAINED_DOC, dict(
+        privacy=NODE_DP, source="Sec 4.3 (Algorithm 4 with constrained inference)",
+        audit={"cost_ms": 2.3})),
+    "theta_cumulative_qbest": Variant("qbest", "extract", _QBEST_DOC, dict(
+        privacy=NO_PRIVACY, source="Sec 4.4, Fig 5 (theta-Q-Best)",
+        caveat=_NOT_PRIVATE + " (argmax of the quality function q^c, no exponential mechanism)",
+        caveat_summary=_INTROSPECTION,
+        unranked="day2016 Fig. 5's best-quality-function oracle: not a release method")),
+    "theta_cumulative_oracle": Variant("oracle", "extract", _ORACLE_DOC, dict(
+        privacy=NO_PRIVACY, source="Sec 4.4, Fig 5 (theta-Oracle)",
+        caveat=_NOT_PRIVATE + " (the theta whose noisy histogram is closest to the truth)",
+        caveat_summary=_INTROSPECTION,
+        unranked="day2016 Fig. 5's introspection oracle (the true best theta): not a release "
+                 "method")),
+}
+
+
+def _register(name: str, variant: Variant):
+    """Register Algorithm 4 with ``variant``'s selection and calibration as ``name``."""
+    select, calibration = variant.select, variant.calibration
+
+    def mechanism(
+        graph,
+        *,
+        epsilon: float,
+        theta_max: int = 200,
+        tail: str = "linear",
+        order: str = "lexicographic",
+        rng: np.random.Generator,
+        ledger: PrivacyLedger | None = None,
+    ) -> Release:
+        used = ledger if select == "em" else None  # the introspective variants spend nothing
+        return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, used, select,
+                                 calibration)
+
+    mechanism.__name__ = mechanism.__qualname__ = name
+    mechanism.__doc__ = variant.doc
+    return register_mechanism(name, input_kind=Kind.GRAPH, output_kind=Kind.DEGREE_HISTOGRAM,
+                              paper="day2016", **variant.registration)(mechanism)
+
+
+FAMILY = {name: _register(name, variant) for name, variant in VARIANTS.items()}
+theta_cumulative_histogram = FAMILY["theta_cumulative_histogram"]
+theta_constrained = FAMILY["theta_constrained"]
+theta_cumulative_qbest = FAMILY["theta_cumulative_qbest"]
+theta_cumulative_oracle = FAMILY["theta_cumulative_oracle"]

@@ -61,6 +61,7 @@ References
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -97,6 +98,9 @@ __all__ = [
     "theta_histogram_fixed",
     "theta_omega_histogram_qbest",
     "theta_omega_histogram_oracle",
+    "Variant",
+    "VARIANTS",
+    "FAMILY",
 ]
 
 #: Ratios r of the geometric group sizes (Sec 3.2: "we vary r such that r in [1, 2]").
@@ -376,24 +380,7 @@ def _theta_omega(graph, epsilon, theta_max, tail, order, rng, ledger, select, gr
 
 
 # --------------------------------------------------------------------------- registered
-@register_mechanism(
-    "theta_omega_histogram",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NODE_DP,
-    paper="day2016",
-)
-def theta_omega_histogram(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """(theta, Omega)-Histogram, epsilon-node-DP (day2016 Algorithm 2).
+_THETA_OMEGA_DOC = """(theta, Omega)-Histogram, epsilon-node-DP (day2016 Algorithm 2).
 
     Parameters
     ----------
@@ -427,34 +414,93 @@ def theta_omega_histogram(
 
     See the module docstring for every decision the paper leaves open.
     """
-    return _theta_omega(graph, epsilon, theta_max, tail, order, rng, ledger, "em", True)
 
+_INTROSPECTION = "non-private by design (introspection)"
+_FIG5_ORACLE = "day2016 Fig. 5's introspection oracle (the true best theta): not a release method"
+_FIG5_QBEST = "day2016 Fig. 5's best-quality-function oracle: not a release method"
 
-@register_mechanism(
-    "theta_histogram",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NODE_DP,
-    paper="day2016",
-)
-def theta_histogram(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """theta-Histogram ("No-group", Fig 5), epsilon-node-DP: Algorithm 2 without grouping.
+_THETA_DOC = """theta-Histogram ("No-group", Fig 5), epsilon-node-DP: Algorithm 2 without grouping.
 
     ``theta`` is chosen by the exponential mechanism (``0.1 epsilon``) on Eq. (1) with
     singleton groups, whose only data-dependent part is ``l_proj`` (sensitivity
     ``2 Theta + 2``); the histogram of bins ``1..theta`` gets ``Lap((2 theta + 1) / (0.9
     epsilon))`` per bin. Parameters and output as :func:`theta_omega_histogram`.
     """
-    return _theta_omega(graph, epsilon, theta_max, tail, order, rng, ledger, "em", False)
+
+_QBEST_DOC = """(theta, Omega)-Q-Best (Fig 5), NOT private: the best-quality ``(theta, Omega)``.
+
+    Algorithm 2 with line 2 replaced by the argmax of Eq. (1); the histogram is published
+    with ``0.9 epsilon`` as in :func:`theta_omega_histogram`. ``ledger`` is not used.
+    """
+
+_ORACLE_DOC = """(theta, Omega)-Oracle (Fig 5), NOT private: the best of all candidates' releases.
+
+    Every candidate ``(theta, Omega)`` gets its own noisy, post-processed histogram
+    (``0.9 epsilon``); the one with the least L1 distance between normalised distributions
+    and the true degree distribution is returned. ``ledger`` is not used.
+    """
+
+
+class Variant(NamedTuple):
+    """One mechanism of :data:`VARIANTS`: Algorithm 2 with the selection ``select``, the
+    exponential mechanism (``"em"``, private), the argmax of the quality (``"qbest"``) or
+    the candidate closest to the truth (``"oracle"``); ``grouped`` False keeps singleton
+    groups only (theta-Histogram); ``doc`` is its docstring and ``registration`` the rest of
+    its :func:`~privpub.registry.register_mechanism` arguments."""
+
+    select: str
+    grouped: bool
+    doc: str
+    registration: dict
+
+
+#: Algorithm 2's variants, registered in a loop below, all with the same signature.
+VARIANTS = {
+    "theta_omega_histogram": Variant("em", True, _THETA_OMEGA_DOC, dict(
+        privacy=NODE_DP, source="Sec 3.2, Algorithm 2, Eq. (1)", audit={"cost_ms": 30})),
+    "theta_histogram": Variant("em", False, _THETA_DOC, dict(
+        privacy=NODE_DP, source="Sec 3.2, Algorithm 2 with singleton groups (Fig 5)",
+        audit={"cost_ms": 1.6})),
+    "theta_omega_histogram_qbest": Variant("qbest", True, _QBEST_DOC, dict(
+        privacy=NO_PRIVACY, source="Sec 4.4, Fig 5 ((theta, Omega)-Q-Best)",
+        caveat=_NOT_PRIVATE + " (argmax of the quality function Eq. (1), no exponential "
+                              "mechanism)",
+        caveat_summary=_INTROSPECTION, unranked=_FIG5_QBEST)),
+    "theta_omega_histogram_oracle": Variant("oracle", True, _ORACLE_DOC, dict(
+        privacy=NO_PRIVACY, source="Sec 4.4, Fig 5 ((theta, Omega)-Oracle)",
+        caveat=_NOT_PRIVATE + " (the candidate whose noisy histogram is closest to the truth)",
+        caveat_summary=_INTROSPECTION, unranked=_FIG5_ORACLE)),
+}
+
+
+def _register(name: str, variant: Variant):
+    """Register Algorithm 2 with ``variant``'s selection as mechanism ``name``."""
+    select, grouped = variant.select, variant.grouped
+
+    def mechanism(
+        graph,
+        *,
+        epsilon: float,
+        theta_max: int = 200,
+        tail: str = "linear",
+        order: str = "lexicographic",
+        rng: np.random.Generator,
+        ledger: PrivacyLedger | None = None,
+    ) -> Release:
+        used = ledger if select == "em" else None  # the introspective variants spend nothing
+        return _theta_omega(graph, epsilon, theta_max, tail, order, rng, used, select, grouped)
+
+    mechanism.__name__ = mechanism.__qualname__ = name
+    mechanism.__doc__ = variant.doc
+    return register_mechanism(name, input_kind=Kind.GRAPH, output_kind=Kind.DEGREE_HISTOGRAM,
+                              paper="day2016", **variant.registration)(mechanism)
+
+
+FAMILY = {name: _register(name, variant) for name, variant in VARIANTS.items()}
+theta_omega_histogram = FAMILY["theta_omega_histogram"]
+theta_histogram = FAMILY["theta_histogram"]
+theta_omega_histogram_qbest = FAMILY["theta_omega_histogram_qbest"]
+theta_omega_histogram_oracle = FAMILY["theta_omega_histogram_oracle"]
 
 
 @register_mechanism(
@@ -463,6 +509,10 @@ def theta_histogram(
     output_kind=Kind.DEGREE_HISTOGRAM,
     privacy=NODE_DP,
     paper="day2016",
+    source="Sec 4.4, Fig 6 (theta set by hand)",
+    audit={"configurations": [{"theta": 2}]},
+    unranked="day2016 Fig. 6's hand-set theta ablation; theta_histogram chooses theta "
+             "privately and is ranked",
 )
 def theta_histogram_fixed(
     graph,
@@ -501,56 +551,3 @@ def theta_histogram_fixed(
     )
     counts = np.concatenate([[0.0], noisy])
     return Release(_finish(counts, theta, tail), info={"theta": theta, "groups": theta})
-
-
-@register_mechanism(
-    "theta_omega_histogram_qbest",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NO_PRIVACY,
-    paper="day2016",
-    caveat=_NOT_PRIVATE + " (argmax of the quality function Eq. (1), no exponential mechanism)",
-)
-def theta_omega_histogram_qbest(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """(theta, Omega)-Q-Best (Fig 5), NOT private: the best-quality ``(theta, Omega)``.
-
-    Algorithm 2 with line 2 replaced by the argmax of Eq. (1); the histogram is published
-    with ``0.9 epsilon`` as in :func:`theta_omega_histogram`. ``ledger`` is not used.
-    """
-    return _theta_omega(graph, epsilon, theta_max, tail, order, rng, None, "qbest", True)
-
-
-@register_mechanism(
-    "theta_omega_histogram_oracle",
-    input_kind=Kind.GRAPH,
-    output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NO_PRIVACY,
-    paper="day2016",
-    caveat=_NOT_PRIVATE + " (the candidate whose noisy histogram is closest to the truth)",
-)
-def theta_omega_histogram_oracle(
-    graph,
-    *,
-    epsilon: float,
-    theta_max: int = 200,
-    tail: str = "linear",
-    order: str = "lexicographic",
-    rng: np.random.Generator,
-    ledger: PrivacyLedger | None = None,
-) -> Release:
-    """(theta, Omega)-Oracle (Fig 5), NOT private: the best of all candidates' releases.
-
-    Every candidate ``(theta, Omega)`` gets its own noisy, post-processed histogram
-    (``0.9 epsilon``); the one with the least L1 distance between normalised distributions
-    and the true degree distribution is returned. ``ledger`` is not used.
-    """
-    return _theta_omega(graph, epsilon, theta_max, tail, order, rng, None, "oracle", True)

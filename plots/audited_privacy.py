@@ -19,10 +19,11 @@ from privpub.audit.stored import audit_of, stored_audits, worst
 from privpub.errors import PrivpubError
 from privpub.plots.report.privacy import verdict_text
 from privpub.plots.report.text import markdown_table
-from privpub.plots.series import short_caveat
+from privpub.plots.series import REFUTED, short_caveat
 from privpub.registry import DP_NOTIONS, get_mechanism
 
-__all__ = ["row_params", "series_audit", "series_privacy", "privacy_text"]
+__all__ = ["row_params", "series_audit", "series_privacy", "privacy_text",
+           "with_refutations"]
 
 
 def row_params(rows: pd.DataFrame) -> list[dict]:
@@ -95,6 +96,18 @@ def series_privacy(rows: pd.DataFrame, results_dir) -> list[dict]:
             entry["error"] = entry["verdict"] == "violated" and not caveats
         out.append(entry)
     return out
+
+
+def with_refutations(rows: pd.DataFrame, entries: list[dict]) -> pd.DataFrame:
+    """``rows`` with the :data:`~privpub.plots.series.REFUTED` column: per row, the epsilon
+    lower bound of the stored audit that refutes its series' privacy claim (verdict
+    ``violated`` in ``entries``, :func:`series_privacy`), else NaN; the figures' legends
+    mark those series (:func:`privpub.plots.series.legend_marks`)."""
+    bounds = {e["series"]: float(e.get("epsilon_lower_bound") or 0.0) for e in entries
+              if e.get("verdict") == "violated"}
+    if rows.empty or "label" not in rows:
+        return rows
+    return rows.assign(**{REFUTED: rows["label"].astype(str).map(bounds).astype(float)})
 
 
 def privacy_text(entries: list[dict]) -> str:

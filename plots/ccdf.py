@@ -98,7 +98,7 @@ def plot_ccdf(
     logy: bool = True,
     title: str | None = None,
     legend_names: dict | None = None,
-    colours: dict[str, int] | None = None,
+    styles: dict[str, tuple[int, int]] | None = None,
     footnotes: list[str] | None = None,
     cumulative: str = "ccdf",
 ) -> list[Path]:
@@ -109,14 +109,14 @@ def plot_ccdf(
     ``tuned`` as in :func:`median_releases`."""
     if cumulative not in ("ccdf", "cdf"):
         raise ConfigError(f"cumulative must be 'ccdf' or 'cdf', got {cumulative!r}")
-    from privpub.plots.lines import panel_figure, save_figure
+    from privpub.plots.lines import legend_text, panel_figure, save_figure
     from privpub.plots.series import series_styles
 
     picked = median_releases(frame, select=select, where=where, best_over=best_over,
                              tuned=tuned)
     panels = sorted(picked["dataset_label"].unique())
     series = sorted(s for s in picked["series"].unique() if s != "truth")
-    styles = series_styles(series, colours)
+    drawn = series_styles(series, styles)
     legend_names = legend_names or {}
     ncols = min(len(panels), 4)
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, width=4.0, height=3.2,
@@ -125,7 +125,7 @@ def plot_ccdf(
     for ax, panel in zip(axes, panels, strict=False):
         for _, row in picked[picked["dataset_label"] == panel].iterrows():
             _draw_curve(ax, row, handles, kind=kind, cumulative=cumulative, logy=logy,
-                        style=None if row["series"] == "truth" else styles[row["series"]],
+                        style=None if row["series"] == "truth" else drawn[row["series"]],
                         name=legend_names.get(row["series"], row["series"]))
         if logx:
             ax.set_xscale("log")
@@ -138,7 +138,7 @@ def plot_ccdf(
     if handles:
         main.legend(
             list(handles.values()),
-            list(handles.keys()),
+            [legend_text(name) for name in handles],
             loc="outside lower center",
             ncols=min(len(handles), 4),
             frameon=False,

@@ -25,6 +25,7 @@ __all__ = [
     "save_figure",
     "summary_table",
     "panel_figure",
+    "legend_text",
     "MARKERS",
 ]
 
@@ -142,7 +143,7 @@ def lines_figure(
     reference_lines: dict[str, float] | None = None,
     ncols: int | None = None,
     legend_names: dict | None = None,
-    colours: dict[str, int] | None = None,
+    styles: dict[str, tuple[int, int]] | None = None,
     footnotes: list[str] | None = None,
     linestyles: dict[str, str] | None = None,
 ) -> Figure:
@@ -152,8 +153,9 @@ def lines_figure(
     (default: up to 3 panels side by side, 4 as 2 x 2, more in rows of 3); one line with
     markers per ``hue`` value, the mean over repetitions with error bars; one legend shared
     by all panels, below them, titled with what the error bars are. A series' colour and
-    marker depend on its name alone (:func:`privpub.plots.series.series_styles`, with ``colours``:
-    the experiment files' label colours).
+    marker come from :func:`privpub.plots.series.series_styles` (with ``styles``: the
+    experiment files' label styles): markers differ within the figure, and so do the
+    colours of different labels.
     ``legend_names`` renames series in the legend (e.g. ``"RR [edge-DP]"``), ``footnotes``
     are printed under it (e.g. caveats); ``linestyles`` gives a series (by its name before
     renaming) one of :data:`privpub.plots.series.LINESTYLES`, as a paper draws them (epasto2022
@@ -167,7 +169,7 @@ def lines_figure(
     hues = _order(agg["hue"])
     levels = _x_levels(agg, x, logx)
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=ncols, height=3.3)
-    style = series_styles(map(str, hues), colours)
+    style = series_styles(map(str, hues), styles)
     legend_names = legend_names or {}
     linestyles = {str(k): v for k, v in (linestyles or {}).items()}  # a run may draw a subset
     handles: dict[str, object] = {}
@@ -196,7 +198,7 @@ def _legend_and_title(fig: Figure, main, handles: dict, legend_title: str, title
     if handles:
         main.legend(
             list(handles.values()),
-            list(handles.keys()),
+            [legend_text(name) for name in handles],
             loc="outside lower center",
             ncols=min(len(handles), max(1, int(width // 3.2))),
             frameon=False,
@@ -210,6 +212,25 @@ def _legend_and_title(fig: Figure, main, handles: dict, legend_title: str, title
                 for line in str(title).split("\n")
             )
         )
+
+
+#: Characters of a legend entry beyond which its bracketed notes (``[edge-DP]``, ``[claim
+#: refuted by audit]``) go on lines of their own.
+_LEGEND_LINE = 48
+
+
+def legend_text(name: str) -> str:
+    """A legend entry, its bracketed notes on a line of their own when it is long."""
+    name = str(name)
+    if len(name) <= _LEGEND_LINE:
+        return name
+    lines: list[str] = []
+    for part in re.split(r" (?=\[)", name):
+        if lines and len(lines[-1]) + 1 + len(part) <= _LEGEND_LINE:
+            lines[-1] += " " + part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
 
 
 def _x_levels(agg: pd.DataFrame, x: str, logx: bool) -> list | None:
@@ -342,7 +363,7 @@ def plot_lines(df: pd.DataFrame, *, out_stem: Path, **options) -> list[Path]:
     ``error`` (``"std"``, ``"sem"``, ``"ci95"``, ``"range"`` from the lowest to the highest
     repetition, or None; written on the figure), ``title``, ``xlabel``, ``ylabel``,
     ``reference_lines`` (name -> level, e.g. a majority vote), ``ncols``, ``legend_names``,
-    ``footnotes``, ``colours``, ``linestyles`` (series name -> line style).
+    ``footnotes``, ``styles``, ``linestyles`` (series name -> line style).
     """
     return save_figure(lines_figure(df, **options), out_stem)
 

@@ -2,13 +2,15 @@
 the same wherever it is drawn: its name (:func:`add_series`), panel (:func:`dataset_label`),
 best-of choice (:func:`best_over`), colour and marker (:func:`series_styles`) and legend
 marks (:func:`legend_marks`). What a figure says and why: ``docs/design.md`` ("What a
-figure says").
+figure says", "Stable identity, distinct looks").
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 import textwrap
 
 import pandas as pd
@@ -23,17 +25,24 @@ __all__ = [
     "SEED",
     "dataset_label",
     "series_styles",
-    "label_colours",
+    "label_styles",
     "legend_marks",
     "caveat_mark",
+    "epsilon_bound_text",
+    "REFUTED",
     "short_caveat",
     "MARKERS",
     "ERROR_KINDS",
     "error_label",
 ]
 
-#: Markers; with the ``tab10`` + ``tab20`` colours they give many distinct looks.
+#: Markers; with the 20 colours of :func:`_palette` they give 240 distinct looks.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
+
+#: Families of look-alike markers (round, square, triangle, cross): series drawn together
+#: take markers of families they use least first (``<`` beside ``>`` reads as one shape).
+_MARKER_FAMILY = {"o": 0, "h": 0, "p": 0, "s": 1, "D": 1, "^": 2, "v": 2, "<": 2, ">": 2,
+                  "P": 3, "X": 3, "*": 3}
 
 #: Line styles a plot spec may give a series (``linestyles:``), matplotlib's names and forms.
 LINESTYLES = ("-", "--", ":", "-.", "solid", "dashed", "dotted", "dashdot")
@@ -50,9 +59,18 @@ ERROR_KINDS = {
 #: The result column of a task's base seed (run.py's ``seed``), shown as ``seed=<value>``.
 SEED = "base_seed"
 
-#: Caveat marks; a caveat's mark is picked by a hash of its text (:func:`caveat_mark`). None
-#: is markdown syntax at the start of a line (summary.md's footnotes): no ``#`` or ``*``.
-_CAVEAT_MARKS = ("†", "‡", "§", "¶", "♠", "♣", "♦", "♥", "◊", "※")
+#: Caveat marks: the built-in mechanisms' caveats take the first ones, one each, in the
+#: order of their names (:func:`caveat_mark`); a plug-in's caveat a hash into the rest. None
+#: is markdown syntax at the start of a line (summary.md's footnotes): no ``#``, ``*``,
+#: ``+``, ``-`` or ``>``; every one is a glyph of matplotlib's DejaVu Sans, and none a box
+#: (read as a missing glyph).
+_CAVEAT_MARKS = ("†", "‡", "§", "¶", "♠", "♣", "♦", "♥", "◊", "※", "★", "☆", "●", "○",
+                 "▲", "△", "▼", "▽", "⊕", "⊗", "♯", "¤", "✚", "✦", "⁂", "✠")
+
+#: The column of drawn rows holding the epsilon lower bound of a stored audit that refutes
+#: the series' privacy claim (NaN where none does): :func:`legend_marks` says so in the
+#: legend, :func:`privpub.plots.audited_privacy.with_refutations` fills it.
+REFUTED = "refuted_by_audit"
 
 
 def error_label(error: str | None, n: int | None = None) -> str:
@@ -254,51 +272,113 @@ def _hash(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
 
 
-def label_colours(groups) -> dict[str, int]:
-    """A palette index per series label, from ``groups`` (the labels each experiment file
-    draws together): labels in sorted order, each taking the first colour from its hash
-    (:func:`_hash`, the strongest eight first) that no label of a group it shares holds yet.
-    It depends on the experiment files alone, never on what one figure or run draws."""
+def label_styles(groups) -> dict[str, tuple[int, int]]:
+    """A (palette index, marker index) per series label, from ``groups`` (the labels each
+    experiment file draws together), in sorted label order: the colour is the first from
+    the label's hash (the strongest eight first) that no label of a group it shares holds;
+    the marker, among those no label holds with that colour and no label of a group it
+    shares holds, one of the family those labels use least, the first from its hash
+    (:func:`_pick_marker`). So every label looks different from every other,
+    and the labels one file draws together differ in colour and in marker. It depends on
+    the experiment files alone, never on what one figure or run draws."""
     groups = [sorted({str(x) for x in g}) for g in groups]
-    n = len(_palette())
+    n, m = len(_palette()), len(MARKERS)
     neighbours: dict[str, set] = {}
     for group in groups:
         for label in group:
             neighbours.setdefault(label, set()).update(x for x in group if x != label)
-    colours: dict[str, int] = {}
+    styles: dict[str, tuple[int, int]] = {}
+    pairs: set[tuple[int, int]] = set()
     for label in sorted(neighbours):
-        held = {colours[x] for x in neighbours[label] if x in colours}
-        start = _hash(label) % 8
-        colours[label] = next(((start + i) % n for i in range(n) if (start + i) % n not in held),
-                              start)
-    return colours
+        near = [styles[x] for x in neighbours[label] if x in styles]
+        colours = {c for c, _ in near}
+        h = _hash(label)
+        start = h % 8
+        colour = next(((start + i) % n for i in range(n) if (start + i) % n not in colours),
+                      start)
+        first = (h // n) % m
+        free = [k for k in range(m) if (colour, k) not in pairs]
+        marker = _pick_marker(first, [k for _, k in near], free)
+        styles[label] = (colour, marker)
+        pairs.add((colour, marker))
+    return styles
 
 
-def _known(name: str, colours: dict) -> str | None:
-    """The longest label of ``colours`` that ``name`` is or starts (``Truncation (theta=4)``
+def _known(name: str, styles: dict) -> str | None:
+    """The longest label of ``styles`` that ``name`` is or starts (``Truncation (theta=4)``
     -> ``Truncation``)."""
-    if name in colours:
+    if name in styles:
         return name
-    found = [k for k in colours if name.startswith((f"{k} (", f"{k} ·", f"{k} ["))]
+    found = [k for k in styles if name.startswith((f"{k} (", f"{k} ·", f"{k} ["))]
     return max(found, key=len) if found else None
 
 
-def series_styles(names, colours: dict[str, int] | None = None) -> dict[str, tuple]:
-    """A (colour, marker) per series name that depends on the name alone, never on what else
-    is drawn. The colour is that of its label in ``colours`` (:func:`label_colours`: the
-    experiment files' labels, coloured apart where they are drawn together), else a hash of
-    the name into the 20 colours of :func:`_palette` (a plug-in, a dataset); the marker is a
-    hash of the whole name into :data:`MARKERS` (``RPS (depth=5)`` and ``RPS (depth=50)``
-    share RPS's colour, not, as a rule, its marker)."""
+def _pick_marker(first: int, taken, allowed) -> int:
+    """The index into :data:`MARKERS` of a marker of ``allowed`` not ``taken`` (indices):
+    of the family ``taken`` uses least (:data:`_MARKER_FAMILY`), the first from ``first``
+    on, cyclically (when every allowed one is taken: the first allowed one from ``first``
+    on; ``first`` when none is allowed)."""
+    taken, allowed = list(taken), list(allowed)
+    m = len(MARKERS)
+    family = [_MARKER_FAMILY[x] for x in MARKERS]
+    used = [sum(family[k] == f for k in taken) for f in range(max(family) + 1)]
+    free = [k for k in allowed if k not in taken]
+    if not free:
+        return min(allowed, key=lambda k: (k - first) % m) if allowed else first
+    return min(free, key=lambda k: (used[family[k]], (k - first) % m))
+
+
+def _next_free(first: int, size: int, taken) -> int:
+    """``first`` if not ``taken``, else the next index (cyclically) that is not; ``first``
+    when all are."""
+    return next(((first + i) % size for i in range(size) if (first + i) % size not in taken),
+                first)
+
+
+def series_styles(names, styles: dict[str, tuple[int, int]] | None = None
+                  ) -> dict[str, tuple]:
+    """A (colour, marker) per series name of one figure: distinct markers, and distinct
+    colours for distinct labels, while there are enough (12 markers, 20 colours).
+
+    A label of ``styles`` (:func:`label_styles`: the experiment files' labels) takes its
+    colour and marker; a series named after one (``RPS (depth=5)``) its colour and a hash of
+    the whole name into the markers; any other name (a plug-in, a dataset) a hash into the
+    (colour, marker) pairs no label of ``styles`` holds. Then, within the figure, a look
+    already taken moves to the next free one: the labels of ``styles`` first, then series
+    named after them, then other names, each in sorted order. So a series keeps its look
+    when another is added, unless the newcomer comes first in that order and wanted the
+    same colour or marker; the experiment files' labels never move for a plug-in.
+    """
     palette = _palette()
-    colours = colours or {}
-    out = {}
-    for name in sorted({str(n) for n in names}):
+    n, m = len(palette), len(MARKERS)
+    styles = styles or {}
+    held = set(styles.values())
+    free = [(c, k) for c in range(n) for k in range(m) if (c, k) not in held]
+    wanted, identity, rank = {}, {}, {}
+    for name in {str(x) for x in names}:
         h = _hash(name)
-        known = _known(name, colours)
-        colour = colours[known] if known is not None else h % len(palette)
-        out[name] = (palette[colour % len(palette)], MARKERS[(h // len(palette)) % len(MARKERS)])
-    return out
+        known = _known(name, styles)
+        if known == name:
+            wanted[name], rank[name] = styles[name], 0
+        elif known is not None:
+            wanted[name], rank[name] = (styles[known][0], (h // n) % m), 1
+        else:
+            wanted[name], rank[name] = free[h % len(free)] if free else (h % n, (h // n) % m), 2
+        identity[name] = known or name
+    order = sorted(wanted, key=lambda x: (rank[x], x))
+    colours: dict[str, int] = {}  # per identity: a label and the series named after it
+    for name in order:
+        if identity[name] not in colours:
+            colours[identity[name]] = _next_free(wanted[name][0], n, set(colours.values()))
+    out, markers = {}, []
+    for name in order:
+        colour = colours[identity[name]]
+        marker = wanted[name][1]
+        if marker in markers:  # taken: a free one of the family the figure uses least
+            marker = _pick_marker(marker, markers, range(m))
+        markers.append(marker)
+        out[name] = (palette[colour], MARKERS[marker])
+    return dict(sorted(out.items()))
 
 
 def short_caveat(text: str, width: int = 240) -> str:
@@ -311,8 +391,9 @@ def short_caveat(text: str, width: int = 240) -> str:
         if len(candidate) > width:
             break
         out = candidate
-    if not out:
-        out = textwrap.shorten(sentences[0] if sentences else text, width=width, placeholder=" …")
+    if not out:  # the first sentence alone is too long: shortened, with its own ellipsis
+        return textwrap.shorten(sentences[0] if sentences else text, width=width,
+                                placeholder=" …")
     out = out.rstrip(".")
     return out + ("" if out == " ".join(text.split()).rstrip(".") else " …")
 
@@ -325,28 +406,90 @@ def _says(label: str, notion: str) -> bool:
     return notion.lower() in label
 
 
+def _caveat_key(caveat) -> str:
+    return " ".join(str(caveat).split())
+
+
+@functools.cache
+def _registry_caveats() -> dict[str, int]:
+    """The index into :data:`_CAVEAT_MARKS` of every caveat of the built-in mechanisms, one
+    each in the order of their names (a caveat that depends on the parameters: at its
+    defaults, then at each audited configuration, which has one per setting that decides
+    a caveat: :data:`privpub.audit.configs.AUDIT_SETTINGS`). Plug-ins are not built in."""
+    from privpub.audit.configs import audit_settings
+    from privpub.registry import mechanisms
+
+    found: dict[str, int] = {}
+    for name, info in sorted(mechanisms().items()):
+        module = getattr(info.func, "__module__", "") or ""
+        if (not module.startswith(("privpub.mechanisms.", "privpub.baselines."))
+                or ".tests." in module or info.caveat is None):
+            continue
+        for config in ({}, *audit_settings(name).configurations):
+            try:
+                text = info.caveat_for(config)
+            except Exception:  # noqa: BLE001 - a caveat needing a parameter: not at this one
+                continue
+            if text and _caveat_key(text) not in found and len(found) < len(_CAVEAT_MARKS):
+                found[_caveat_key(text)] = len(found)
+    return found
+
+
 def caveat_mark(caveat: str) -> str:
-    """The mark of a caveat (``†`` ...): a hash of its text alone, the same in every figure,
-    run and experiment. Two caveats of one figure may share a mark; the footnotes name the
-    series each applies to."""
-    return _CAVEAT_MARKS[_hash(" ".join(str(caveat).split())) % len(_CAVEAT_MARKS)]
+    """The mark of a caveat (``†`` ...), the same in every figure, run and experiment: a
+    caveat of the built-in mechanisms has a mark of its own (:func:`_registry_caveats`),
+    any other (a plug-in's) a hash of its text into the marks no built-in one holds.
+    :func:`legend_marks` moves a plug-in's mark that another caveat of the figure holds."""
+    known = _registry_caveats()
+    key = _caveat_key(caveat)
+    if key in known:
+        return _CAVEAT_MARKS[known[key]]
+    rest = _CAVEAT_MARKS[len(known):] or _CAVEAT_MARKS
+    return rest[_hash(key) % len(rest)]
+
+
+def _figure_marks(caveats) -> dict[str, str]:
+    """A mark per caveat of one figure, distinct while there are enough: each its own
+    (:func:`caveat_mark`), the built-in ones first, then the others in sorted order; one
+    already taken moves to the next free mark (the plug-ins' first)."""
+    known = _registry_caveats()
+    caveats = sorted(set(caveats), key=lambda c: (known.get(_caveat_key(c), math.inf),
+                                                  _caveat_key(c)))
+    spare = list(_CAVEAT_MARKS[len(known):]) + list(_CAVEAT_MARKS[:len(known)])
+    out: dict[str, str] = {}
+    for caveat in caveats:
+        mark = caveat_mark(caveat)
+        taken = set(out.values())
+        if mark in taken:
+            mark = next((x for x in spare if x not in taken), mark)
+        out[caveat] = mark
+    return out
+
+
+def epsilon_bound_text(bound) -> str:
+    """A stored audit's epsilon lower bound as the legend and summary.md say it."""
+    return f"ε ≥ {float(bound):.3g}"
 
 
 def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
-    """Legend names and caveat footnotes of the series in ``rows``.
+    """Legend names and footnotes of the series in ``rows``.
 
     Returns ``(names, footnotes)``: ``names`` maps each ``hue`` value to its legend text —
     with ``[<notion>]`` when its privacy notion differs from the figure's ``main_privacy``
-    (``[not private]`` for ``none``) and a mark (``†`` ...) when it carries a caveat —
-    and ``footnotes`` lists ``"† <series>: <caveat>"`` lines.
+    (``[not private]`` for ``none``), a mark (``†`` ...) when it carries a caveat (distinct
+    caveats, distinct marks: :func:`_figure_marks`) and ``[claim refuted by audit]`` when
+    a stored audit refutes its privacy claim (the :data:`REFUTED` column) — and
+    ``footnotes`` lists the refutations (``"claim refuted by audit: <series> ε ≥ 4.17
+    ..."``), then ``"† <series>: <caveat>"`` lines.
     """
     names: dict = {}
     owners: dict[str, list[str]] = {}  # caveat -> the labels that carry it, in order
+    refuted: dict[str, float] = {}  # label -> the audit's epsilon lower bound
     has_privacy = "privacy" in rows.columns
     has_caveat = "caveat" in rows.columns
     label_of = "label" if "label" in rows.columns else hue
     groups = list(rows.groupby(hue, sort=False))
-    caveats_of = {}
+    caveats_of, refuted_of = {}, {}
     for value, group in groups:
         caveats = sorted({str(c) for c in group["caveat"].dropna() if str(c)}) if has_caveat else []
         caveats_of[value] = caveats
@@ -355,7 +498,13 @@ def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
             for label in pd.unique(group[label_of].astype(str)):
                 if label not in labels:
                     labels.append(label)
-    marks = {c: caveat_mark(c) for c in owners}
+        bounds = pd.to_numeric(group[REFUTED], errors="coerce") if REFUTED in group.columns \
+            else pd.Series(math.nan, index=group.index)
+        refuted_of[value] = bool(bounds.notna().any())
+        hit = bounds.notna()
+        for label, bound in bounds[hit].groupby(group.loc[hit, label_of].astype(str)).max().items():
+            refuted[label] = max(refuted.get(label, 0.0), float(bound))
+    marks = _figure_marks(owners)
     for value, group in groups:
         text = str(value)
         notions = sorted({str(p) for p in group["privacy"].dropna()}) if has_privacy else []
@@ -363,6 +512,14 @@ def legend_marks(rows: pd.DataFrame, hue: str, main_privacy: str | None):
         if main_privacy and notions and notions != [main_privacy]:
             if not all(_says(text, n) for n in shown):  # "RR (node-DP)" says it already
                 text += " [" + ", ".join(shown) + "]"
-        names[value] = text + "".join(marks[c] for c in caveats_of[value])
-    footnotes = [f"{marks[c]} {', '.join(owner)}: {short_caveat(c)}" for c, owner in owners.items()]
+        text += "".join(marks[c] for c in caveats_of[value])
+        names[value] = text + (" [claim refuted by audit]" if refuted_of[value] else "")
+    footnotes = []
+    if refuted:
+        which = "; ".join(f"{label}: {epsilon_bound_text(b)}" for label, b in refuted.items())
+        footnotes.append(f"claim refuted by audit: {which}: a stored black-box audit "
+                         "(privpub audit) of the claim at ε = 1 measured at least this ε; the "
+                         "privacy claim does not hold")
+    footnotes += [f"{marks[c]} {', '.join(owner)}: {short_caveat(c)}"
+                  for c, owner in owners.items()]
     return names, footnotes

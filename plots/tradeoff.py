@@ -49,11 +49,11 @@ def plot_tradeoff(
     logx: bool = False,
     logy: bool = False,
     legend_names: dict | None = None,
-    colours: dict[str, int] | None = None,
+    styles: dict[str, tuple[int, int]] | None = None,
     footnotes: list[str] | None = None,
 ) -> list[Path]:
     """Draw one panel per dataset, one path per series, and save ``out_stem.{png,pdf}``."""
-    from privpub.plots.lines import panel_figure, save_figure
+    from privpub.plots.lines import legend_text, panel_figure, save_figure
     from privpub.plots.series import series_styles
 
     points = tradeoff_points(frame, x_metric=x_metric, y_metric=y_metric, along=along)
@@ -61,7 +61,7 @@ def plot_tradeoff(
         raise PrivpubError(f"no results for both {x_metric!r} and {y_metric!r}")
     panels = sorted(points["dataset_label"].unique())
     series = sorted(points["series"].unique())
-    styles = series_styles(series, colours)
+    drawn = series_styles(series, styles)
     legend_names = legend_names or {}
     fig, main, axes = panel_figure(len(panels), footnotes, ncols=min(len(panels), 3),
                                    height=3.6)
@@ -72,7 +72,7 @@ def plot_tradeoff(
             path = sub[sub["series"] == name]
             if not path.empty:
                 label = legend_names.get(name, name)
-                handles[label] = _draw_path(ax, path, along, styles[name], label)
+                handles[label] = _draw_path(ax, path, along, drawn[name], label)
         if logx:
             ax.set_xscale("log")
         if logy:
@@ -82,7 +82,8 @@ def plot_tradeoff(
         ax.set_ylabel(ylabel or y_metric)
         ax.grid(True, alpha=0.3)
     if handles:
-        main.legend(list(handles.values()), list(handles.keys()), loc="outside lower center",
+        main.legend(list(handles.values()), [legend_text(name) for name in handles],
+                    loc="outside lower center",
                     ncols=min(len(handles), 4), frameon=False,
                     title=f"means over repetitions; one point per {along}",
                     title_fontsize="small")

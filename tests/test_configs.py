@@ -7,30 +7,42 @@ import pandas as pd
 import pytest
 import yaml
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 from privpub.experiments.cli import spec_from_config
 from privpub.experiments.figures import _claims
+from privpub.experiments.hydra_support import register_configs
 from privpub.experiments.seeding import canonical_json
-from privpub.registry import get_mechanism, mechanisms
+from privpub.registry import built_in_mechanisms, get_mechanism
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))
-SHIPPED = {n: m for n, m in mechanisms().items() if not n.startswith("toy_")}
+SHIPPED = built_in_mechanisms()
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
-def test_each_mechanism_has_a_config_with_its_parameters(name):
-    path = CONF / "mechanism" / f"{name}.yaml"
-    assert path.exists(), f"add conf/mechanism/{name}.yaml"
-    config = yaml.safe_load(path.read_text())
-    assert config["name"] == name
-    assert set(config) - {"name"} == set(SHIPPED[name].parameters)
+def test_each_mechanism_is_an_option_with_its_parameters(name):
+    """``mechanism=<name>`` composes to its name and every keyword parameter (null), from
+    the registry's index, with no YAML in conf/ (``mechanism.<param>=v`` sets any)."""
+    register_configs([])
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
+        cfg = compose("config", overrides=[f"mechanism={name}"])
+    config = OmegaConf.to_container(cfg.mechanism)
+    assert config == {"name": name, **dict.fromkeys(SHIPPED[name].parameters)}
 
 
-def test_each_mechanism_config_names_a_registered_mechanism():
+def test_a_mechanism_yaml_adds_something_a_user_sets():
+    """``conf/mechanism/`` holds only what the registry cannot say: ``all`` (the
+    experiment's own mechanisms) and YAMLs with a value that is not null."""
     for path in (CONF / "mechanism").glob("*.yaml"):
-        if path.stem != "all":
-            assert path.stem in SHIPPED, f"{path.name} names no registered mechanism"
+        config = yaml.safe_load(path.read_text())
+        if path.stem == "all":
+            continue
+        assert path.stem in SHIPPED, f"{path.name} names no registered mechanism"
+        assert config["name"] == path.stem and set(config) - {"name"} <= set(
+            SHIPPED[path.stem].parameters)
+        assert any(v is not None for k, v in config.items() if k != "name"), (
+            f"{path.name} only repeats the registry (name and nulls): delete it")
 
 
 @pytest.mark.parametrize("scale", ["smoke", "small", "paper"])

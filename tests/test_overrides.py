@@ -7,12 +7,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from privpub.experiments.cli import spec_from_config, variant_slug
+from privpub.experiments.hydra_support import register_configs
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 TOY = "privpub.experiments.tests.toy_plugins"
 
 
 def spec(*overrides):
+    register_configs(list(overrides))  # as run.py does: mechanism=<name> needs no YAML
     with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
         cfg = compose("config", overrides=list(overrides))
     return spec_from_config(cfg, overrides=list(overrides))

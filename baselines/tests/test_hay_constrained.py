@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 import privpub.baselines.hay_constrained as hay_module
 from privpub.baselines.hay_constrained import (
@@ -22,8 +20,6 @@ from privpub.ledger import PrivacyLedger
 from privpub.registry import NODE_DP, get_mechanism
 from privpub.testing import all_graphs, brute_force_sensitivity, empirical_privacy_check
 from privpub.types import DegreeSequence, Graph, Kind, Release
-
-CONF = Path(__file__).resolve().parents[2] / "conf" / "mechanism"
 
 
 def pava(y):
@@ -251,7 +247,7 @@ def test_bad_arguments():
 
 
 # --------------------------------------------------------------------------- registry / config
-def test_registry_and_yaml():
+def test_registry():
     info = get_mechanism("hay_degree_sequence")
     assert info.func is hay_degree_sequence and info.privacy == NODE_DP
     assert (info.input_kind, info.output_kind) == (Kind.GRAPH, Kind.DEGREE_SEQUENCE)
@@ -259,8 +255,3 @@ def test_registry_and_yaml():
     assert info.parameters == {"epsilon": inspect.Parameter.empty, "degree_bound": "max_degree"}
     with pytest.raises(PrivpubError):  # the edge-DP version is not shown in the paper
         get_mechanism("hay_degree_sequence_edge")
-    text = (CONF / "hay_degree_sequence.yaml").read_text()
-    assert text.startswith("#")
-    conf = yaml.safe_load(text)
-    assert conf.pop("name") == "hay_degree_sequence"
-    assert conf == dict.fromkeys(info.parameters)

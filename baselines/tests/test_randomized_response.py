@@ -5,12 +5,10 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import yaml
 from scipy import stats
 
 import privpub.baselines.randomized_response as rr_module
@@ -32,8 +30,6 @@ from privpub.testing import (
     replace_one_row_neighbours,
 )
 from privpub.types import Kind
-
-CONF = Path(__file__).resolve().parents[2] / "conf" / "mechanism"
 
 
 def random_binary(n_rows, n_cols, density, seed):
@@ -405,7 +401,7 @@ def test_large_sparse_matrix_at_large_epsilon_stays_sparse():
     ("randomized_response_edge", EDGE_DP, randomized_response_edge),
     ("randomized_response_node", NODE_DP, randomized_response_node),
 ])
-def test_registry_and_yaml(name, privacy, func):
+def test_registry(name, privacy, func):
     info = get_mechanism(name)
     assert info.func is func
     assert info.privacy == privacy
@@ -417,8 +413,3 @@ def test_registry_and_yaml(name, privacy, func):
     }
     sig = inspect.signature(func)
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in list(sig.parameters.values())[1:])
-    text = (CONF / f"{name}.yaml").read_text()
-    assert text.startswith("#") and "epasto2022" in text.splitlines()[0] + text.splitlines()[1]
-    conf = yaml.safe_load(text)
-    assert conf.pop("name") == name
-    assert conf == dict.fromkeys(info.parameters)  # every parameter, all null

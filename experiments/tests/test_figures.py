@@ -213,8 +213,9 @@ def _legend_styles(fig) -> dict:
 
 
 def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeypatch):
-    """A series' colour, marker and caveat mark depend on the series alone
-    (Truncation's mark went from § to ¶ and a plug-in from black to purple between runs)."""
+    """A series' colour, marker and caveat mark do not change when a plug-in's series is
+    added (Truncation's mark went from § to ¶ and a plug-in from black to purple between
+    runs); within a figure, every series has a marker of its own."""
     from privpub.plots import lines
 
     drawn = {}
@@ -226,9 +227,10 @@ def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeyp
         return original(fig, out_stem)
 
     monkeypatch.setattr(lines, "save_figure", capture)
-    own = [{"name": "toy_drop", "label": "Drop"},
-           {"name": "toy_caveated", "label": "Caveat one", "params": {"tag": 1}},
-           {"name": "toy_caveated", "label": "Caveat two", "params": {"tag": 2}}]
+    # labels of the checkout's experiment files (day2016_fig3's), on toy mechanisms
+    own = [{"name": "toy_drop", "label": "Flowgraph"},
+           {"name": "toy_caveated", "label": "Truncation", "params": {"tag": 1}},
+           {"name": "toy_caveated", "label": "θ-Cumulative", "params": {"tag": 2}}]
     added = [{"name": "toy_caveated", "label": "A newcomer", "params": {"tag": 3}},
              {"name": "toy_drop", "label": "Another", "params": {"fail_at": 99}}]
     for name, entries in (("without", own), ("with", own + added)):
@@ -242,21 +244,90 @@ def test_colours_markers_and_marks_stay_when_a_series_is_added(tmp_path, monkeyp
     assert len(without) == 3 and len(with_added) == 5
     for legend, style in without.items():
         assert with_added[legend] == style, legend  # same mark (in the text), colour, marker
+    assert len({marker for _, marker, _ in with_added.values()}) == 5
+    assert len({colour for colour, _, _ in with_added.values()}) == 5
+
+
+def test_the_default_figure_draws_its_series_with_different_markers(tmp_path, monkeypatch):
+    """`python run.py`'s figure drew RR (edge-DP) and RR (node-DP) both with '<'."""
+    from privpub.experiments.catalog import CONF_DIR, load_experiments
+    from privpub.plots import lines
+
+    drawn = []
+    original = lines.save_figure
+
+    def capture(fig, out_stem):
+        drawn.append(_legend_styles(fig))
+        return original(fig, out_stem)
+
+    monkeypatch.setattr(lines, "save_figure", capture)
+    exp = next(e for path, e, _ in load_experiments(CONF_DIR) if path.stem == "default")
+    spec = resolve_experiment(exp, scale="smoke")
+    run_experiment(spec, results_dir=tmp_path, progress=False)
+    draw_experiment(spec, tmp_path)
+    assert len(drawn) == len(spec.plots)
+    for styles in drawn:
+        assert len(styles) == 2
+        assert len({marker for _, marker, _ in styles.values()}) == 2, styles
+        assert len({colour for colour, _, _ in styles.values()}) == 2, styles
+
+
+def test_a_series_the_stored_audit_refutes_is_marked_in_the_legend(tmp_path, monkeypatch):
+    """A configuration whose claim the stored audit refutes is marked in the figure's legend
+    and footnotes, as clearly as a caveat; a caveat-free series the audit holds is not."""
+    import json
+
+    from privpub.audit.stored import AUDIT_DIR, VERDICTS_FILE
+    from privpub.plots import lines
+    from privpub.plots.series import caveat_mark
+
+    drawn = {}
+    original = lines.save_figure
+
+    def capture(fig, out_stem):
+        drawn["legend"] = _legend_styles(fig)
+        drawn["notes"] = "\n".join(t.get_text() for f in fig.subfigs for t in f.texts)
+        return original(fig, out_stem)
+
+    monkeypatch.setattr(lines, "save_figure", capture)
+    audit = tmp_path / AUDIT_DIR
+    audit.mkdir()
+    record = {"config": {"epsilon": 1}, "mode": "quick", "privacy": "edge-DP", "epsilon": 1,
+              "caveat": None, "samples": 10, "seconds": 1.0, "code_hash": "x"}
+    (audit / VERDICTS_FILE).write_text(json.dumps([
+        {**record, "mechanism": "toy_caveated", "verdict": "violated",
+         "epsilon_lower_bound": 3.26, "witness_id": "6dded3c9bf74"},
+        {**record, "mechanism": "toy_drop", "verdict": "holds", "epsilon_lower_bound": 0.7,
+         "witness_id": None}]))
+    exp = toy_experiment(datasets=["sbm_small"], repetitions=1, grid={"epsilon": [1, 2]},
+                         mechanisms=[{"name": "toy_drop", "label": "Honest"},
+                                     {"name": "toy_caveated", "label": "Too little noise"}],
+                         plots=[{"x": "epsilon", "metric": "jaccard", "name": "j"}])
+    spec = resolve_experiment(exp, scale="paper")
+    run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
+    summary = draw_experiment(spec, tmp_path)
+    legend = {" ".join(text.split()) for _, _, text in drawn["legend"].values()}
+    mark = caveat_mark("toy caveat number 0")
+    assert legend == {"Honest", f"Too little noise{mark} [claim refuted by audit]"}
+    assert "claim refuted by audit: Too little noise: ε ≥ 3.26" in drawn["notes"]
+    assert "claim refuted by audit: Too little noise: ε ≥ 3.26" in summary
 
 
 def test_the_series_an_experiment_file_draws_together_have_distinct_colours():
     """A hash alone gave Flowgraph and RPS one cyan in day2016 Fig. 3; the experiment files'
     labels are coloured apart where they are drawn together, and a plug-in hashes."""
     from privpub.experiments.catalog import CONF_DIR, label_groups
-    from privpub.experiments.figures import _colours
+    from privpub.experiments.figures import _label_styles
     from privpub.plots.series import series_styles
 
-    colours = _colours()
+    styles = _label_styles()
     for group in label_groups(CONF_DIR):
-        drawn = series_styles(group, colours)
+        drawn = series_styles(group, styles)
         assert len({c for c, _ in drawn.values()}) == len(set(group)), group
-    assert series_styles(["Truncation (theta=4)"], colours)["Truncation (theta=4)"][0] == \
-        series_styles(["Truncation"], colours)["Truncation"][0]
+        assert len({m for _, m in drawn.values()}) == len(set(group)), group
+    assert series_styles(["Truncation (theta=4)"], styles)["Truncation (theta=4)"][0] == \
+        series_styles(["Truncation"], styles)["Truncation"][0]
+    assert len(set(styles.values())) == len(styles)  # every label a look of its own
 
 
 def test_a_sweep_over_seeds_draws_every_seed_and_judges_claims_per_seed(tmp_path):

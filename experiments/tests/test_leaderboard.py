@@ -1,5 +1,6 @@
 """Leaderboards: tasks, qualification from the registry, plug-ins, cell reuse, the command."""
 
+import importlib
 import io
 import json
 import re
@@ -23,6 +24,7 @@ from privpub.experiments.runner import run_experiment, store_dir
 from privpub.experiments.spec import resolve_experiment
 from privpub.experiments.store import ResultStore
 from privpub.registry import import_plugins, mechanisms
+from privpub.tests import plugin_dist
 
 #: A plug-in written to a file outside the checkout: a node-DP degree sequence (Laplace on
 #: the sorted degrees, sensitivity 2 (n - 1) under node neighbours: one node changes its own
@@ -83,6 +85,50 @@ def tiny_tasks(tmp_path, monkeypatch):
     (folder / "tiny_sequences.yaml").write_text(yaml.safe_dump(TINY_TASK, allow_unicode=True))
     monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
     return folder
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """A distribution installed (as pip would) with a mechanism, a dataset and a task
+    plug-in, found through its entry points."""
+    yield plugin_dist.install(monkeypatch, tmp_path / "site", "toy-privpub-lab", {
+        "privpub.mechanisms": {"mech": "toy_lab.mech"},
+        "privpub.datasets": {"ring": "toy_lab.data"},
+        "privpub.tasks": {"tasks": "toy_lab.tasks"},
+    }, {"toy_lab/__init__.py": "", "toy_lab/mech.py": plugin_dist.MECHANISM,
+        "toy_lab/data.py": plugin_dist.DATASET, "toy_lab/tasks/__init__.py": "",
+        "toy_lab/tasks/toy_plugin_task.yaml": plugin_dist.TASK})
+    plugin_dist.uninstall(tmp_path / "site")
+
+
+def test_an_installed_task_and_mechanism_join_the_leaderboards_with_no_flag(installed):
+    assert "toy_plugin_task" in task_names()
+    task = load_task("toy_plugin_task")
+    ranked, _ = qualifying(task)
+    assert {"toy_node_count_histogram", "theta_histogram"} <= set(ranked)
+    (spec,) = compile_task(task, "smoke")
+    assert {c.dataset for c in spec.cells} == {"toy_ring"}  # the plug-in's dataset
+    assert "toy_node_count_histogram" in qualifying(load_task("node_dp_degree"))[0]
+
+
+def test_a_task_plugin_that_is_no_package_or_reuses_an_id_is_one_line(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    plugin_dist.install(monkeypatch, site, "toy-bad-tasks", {
+        "privpub.tasks": {"bad": "toy_bad_tasks"}}, {"toy_bad_tasks.py": "x = 1\n"})
+    try:
+        with pytest.raises(ConfigError, match="toy-bad-tasks 0.1.*names a package of task"):
+            task_names()
+        (site / "toy_bad_tasks.py").unlink()
+        plugin_dist.uninstall(site)
+        plugin_dist.write_distribution(site, "toy-bad-tasks", {
+            "privpub.tasks": {"bad": "toy_bad_tasks"}}, {
+            "toy_bad_tasks/__init__.py": "", "toy_bad_tasks/node_dp_degree.yaml": "name: x\n"})
+        importlib.invalidate_caches()
+        with pytest.raises(ConfigError) as err:
+            task_names()
+        assert "\n" not in str(err.value) and "has the id of" in str(err.value)
+    finally:
+        plugin_dist.uninstall(site)
 
 
 def test_every_task_loads_and_compiles_at_smoke():
@@ -181,9 +227,12 @@ def test_add_of_a_mechanism_that_fits_some_tasks_says_which_it_joins():
         "--add randomized_response_node: joins sparse_anonymization; not the other 5 task(s):",
         "  randomized_response_node takes binary_matrix; dp_synthetic_graph, node_dp_degree, "
         "private_topk take graph; private_tree, table_release take table"]
-    with pytest.raises(ConfigError) as caught:  # excluded by a task: its reason
+    with pytest.raises(ConfigError) as caught:  # its registration says why it is not ranked
         leaderboard.check_added([load_task("node_dp_degree")], ["theta_cumulative_oracle"])
-    assert "node_dp_degree excludes theta_cumulative_oracle: " in str(caught.value)
+    assert str(caught.value).splitlines() == [
+        "--add theta_cumulative_oracle: it does not fit task node_dp_degree:",
+        "  theta_cumulative_oracle is not ranked: "
+        f"{mechanisms()['theta_cumulative_oracle'].unranked}"]
 
 
 def test_a_leaderboards_missing_data_stops_it_before_any_task_naming_each_file_once(tmp_path):

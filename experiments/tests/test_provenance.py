@@ -52,6 +52,23 @@ def test_docstrings_comments_and_layout_are_not_code_changes(package):
     assert _fingerprint()[0] == before
 
 
+def test_descriptive_registration_keywords_are_not_code_changes(package):
+    """Rewording a registration's blind spot, summary, source or leaderboard reason
+    recomputes nothing; its caveat (stored with every row) or its audit settings do."""
+    template = ('from privpub.registry import register_mechanism\n'
+                'register_mechanism("m", caveat={caveat!r}, source={text!r}, '
+                'caveat_summary={text!r}, blind_spot={text!r}, unranked={text!r}, '
+                'audit={{"cost_ms": {cost}}})\n')
+    (package / "mech.py").write_text(template.format(caveat="c", text="one", cost=1))
+    before, _ = _fingerprint()
+    (package / "mech.py").write_text(template.format(caveat="c", text="two", cost=1))
+    assert _fingerprint()[0] == before
+    (package / "mech.py").write_text(template.format(caveat="other", text="two", cost=1))
+    assert _fingerprint()[0] != before
+    (package / "mech.py").write_text(template.format(caveat="c", text="two", cost=2))
+    assert _fingerprint()[0] != before
+
+
 def test_a_change_in_a_dependency_changes_the_fingerprint_and_is_named(package):
     before, old = _fingerprint()
     (package / "used.py").write_text("def helper():\n    return 2\n")

@@ -38,7 +38,8 @@ def ldrc():
 def test_show_ldrc_names_its_code_config_tests_experiments_and_caveat(ldrc):
     info = get_mechanism("ldrc")
     assert f"{_where(info.func)}:" in ldrc                      # code file and line
-    assert "conf/mechanism/ldrc.yaml" in ldrc
+    assert "mechanism=ldrc (no YAML" in ldrc                   # its option, from the registry
+    assert "audit        defaults at epsilon = 1 (one run ~2 ms)" in ldrc
     assert info.privacy in ldrc and info.input_kind in ldrc and info.output_kind in ldrc
     assert "sala2011_fig4" in ldrc
     assert "results/sala2011_fig4/{smoke,small,paper}/dk2_distance_vs_epsilon.png" in ldrc
@@ -55,7 +56,9 @@ def test_show_json_says_the_same(ldrc):
     code, text = run("show", "ldrc", "--json")
     assert code == 0
     (entry,) = json.loads(text)["found"]
-    assert entry["kind"] == "mechanism" and entry["config"]["file"] == "conf/mechanism/ldrc.yaml"
+    assert entry["kind"] == "mechanism" and entry["config"]["file"] is None
+    assert entry["config"]["values"] == {"name": "ldrc", **dict.fromkeys(
+        get_mechanism("ldrc").parameters)}
     assert f"{entry['code']['file']}:{entry['code']['line']}" in ldrc
     assert entry["source"] == {"text": "Sec 4.3, Theorem 4", "from": "docstring"}
     assert entry["caveat"] == get_mechanism("ldrc").caveat and not entry["caveat_per_parameter"]
@@ -78,6 +81,20 @@ def test_registered_source_and_a_caveat_that_depends_on_the_parameters():
     assert "experiments  none" in text
     code, text = run("show", "hay_degree_sequence")
     assert "depends on the parameters" in text
+
+
+def test_show_says_a_mechanisms_registered_audit_blind_spot_and_leaderboard_reason():
+    code, text = run("show", "rps_degree_histogram")
+    flat = " ".join(text.split())
+    assert code == 0 and "neighbours node_rewire" in flat
+    assert "accounting=strict degree_bound=n_minus_1 at epsilon = 1 (one run ~6 ms)" in flat
+    info = get_mechanism("rps_degree_histogram")
+    (label, why), = info.blind_spots.items()
+    assert f"blind spot {label.partition(' ')[2]}: {' '.join(why.split()[:8])}" in flat
+    code, text = run("show", "theta_cumulative_oracle")
+    flat = " ".join(text.split())
+    assert "audit not audited (not DP)" in flat
+    assert f"leaderboard never ranked: {get_mechanism('theta_cumulative_oracle').unranked}" in flat
 
 
 def test_show_an_experiment_counts_tasks_as_the_runner():

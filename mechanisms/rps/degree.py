@@ -49,6 +49,8 @@ __all__ = [
     "DEGREE_BOUNDS",
     "ACCOUNTING",
     "CAVEAT",
+    "CAVEAT_SUMMARY",
+    "AUDITED",
     "caveat_for",
     "boundary_degrees",
     "degree_prefix",
@@ -78,6 +80,13 @@ CAVEAT = (
     "epsilon-DP (partition levels cost up to 2x, leaf counts up to #leaves x their budget). "
     "accounting='strict' is epsilon-node-DP given public n and Lambda."
 )
+#: :data:`CAVEAT` in one line (the README's caveat table).
+CAVEAT_SUMMARY = (
+    "the paper's per-region accounting fails under node neighbours (a 13-node witness is a "
+    "test); `accounting=strict` with `degree_bound=n_minus_1` is proven and carries none"
+)
+#: The configurations the audit runs: every degree bound under either accounting.
+AUDITED = [{"degree_bound": b, "accounting": a} for a in ACCOUNTING for b in DEGREE_BOUNDS]
 
 
 def caveat_for(params: dict) -> str | None:
@@ -330,6 +339,14 @@ def lower_bound_sequence(tree: RPSTree, n: int) -> np.ndarray:
     privacy=NODE_DP,
     paper="qardaji2012",
     caveat=caveat_for,
+    source="Sec 5, Figs 4-5",
+    neighbourhood="node_rewire",
+    audit={"configurations": AUDITED, "cost_ms": 6},
+    caveat_summary=CAVEAT_SUMMARY,
+    blind_spot={"accounting=paper degree_bound=n_minus_1": (
+        "as rps_degree_histogram: the per-region accounting fails only for a node whose "
+        "edges reach several well-filled regions, a pair the audit's library lacks and its "
+        "random search did not find")},
 )
 def rps_degree_sequence(
     graph: Graph,
@@ -408,6 +425,15 @@ def rps_degree_sequence(
     privacy=NODE_DP,
     paper="qardaji2012",
     caveat=caveat_for,
+    source="Sec 5 (the degree sequence, released as a histogram)",
+    neighbourhood="node_rewire",
+    audit={"configurations": AUDITED, "cost_ms": 6},
+    caveat_summary=CAVEAT_SUMMARY,
+    blind_spot={"accounting=paper degree_bound=n_minus_1": (
+        "the per-region accounting fails only for a node whose edges reach several regions "
+        "that each hold enough nodes (the 13-node witness of mechanisms/rps/tests); the pair "
+        "library has no such pair and the random search over 5-14 node graphs did not find "
+        "one")},
 )
 def rps_degree_histogram(
     graph: Graph,

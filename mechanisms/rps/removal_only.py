@@ -136,6 +136,9 @@ class RemovalOnlyLeafCount:
     privacy=NO_PRIVACY,
     paper="qardaji2012",
     caveat=CAVEAT,
+    caveat_summary="the paper's removal-only sensitivity reading, drawn beside ours as `RPS "
+                   "[paper's removal-only sensitivity, not DP]`: an exact zero reveals an "
+                   "empty region",
 )
 def rps_degree_sequence_removal_only(
     graph: Graph,

@@ -230,6 +230,7 @@ def _purity(leaves, labels, n_classes) -> float:
     output_kind=Kind.TABLE,
     privacy=RECORD_DP,
     paper="qardaji2012",
+    audit={"cost_ms": 60},
 )
 def rps_table(table: Table, *, epsilon: float, depth: int = 10,
               stop_count: float | None = None, partition: str = "median",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .results_tree import Experiment, Run
 from .text import SMOKE_SCALE, fmt, group_text, of_groups, scale_label, verdict
 
-__all__ = ["DEV_INTRO", "Deviation", "deviations", "deviation_cells", "verdict_of"]
+__all__ = ["DEV_INTRO", "Deviation", "deviations", "deviation_cells", "verdict_of", "cause_text"]
 
 #: The paragraph above each paper's deviations table.
 DEV_INTRO = (
@@ -138,9 +138,16 @@ def deviation_cells(dev: Deviation) -> dict:
         "reading": _reading_text(c, f, kind),
         "noise_free": _noise_free_text(c, f, kind),
         "verdict": "; ".join(verdicts),
-        "cause": str(c.get("deviation") or _noise_cause(c)
-                     or ("–" if verdict(c) != "not held" else "no cause stated")),
+        "cause": cause_text(c) or "–",
     }
+
+
+def cause_text(c: dict) -> str:
+    """Why a claim's verdict differs from the paper, in one line: its stated deviation,
+    else the computed noise test of a missed claim, else ``no cause stated`` for a claim
+    not held; empty for a claim that holds as the paper says."""
+    return str(c.get("deviation") or _noise_cause(c)
+               or ("no cause stated" if verdict(c) == "not held" else ""))
 
 
 def _noise_cause(c: dict) -> str | None:

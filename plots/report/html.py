@@ -18,9 +18,17 @@ from urllib.parse import unquote
 from privpub.papers import PAPERS, paper_citation
 from privpub.results import VERDICTS
 
-from .deviation_rows import DEV_INTRO, deviation_cells, deviations, verdict_of
-from .privacy import html_audits, html_series_privacy
-from .results_tree import Experiment, Run, by_paper, read_text, scales_of
+from .deviation_rows import DEV_INTRO, cause_text, deviation_cells, deviations, verdict_of
+from .privacy import html_audits, html_series_privacy, refuted_line
+from .results_tree import (
+    Experiment,
+    Run,
+    by_paper,
+    counted_runs,
+    read_text,
+    scales_of,
+    shown_variants,
+)
 from .text import (
     ABSOLUTE_LINK,
     SMOKE_SCALE,
@@ -69,6 +77,30 @@ def _html_counts(run: Run) -> str:
     if not run.claims:
         return '<span class="badge b-none">no claims</span>'
     return "".join(_badge(v, f"{counts[v]} {v}") for v in VERDICTS if counts.get(v))
+
+
+#: Variants named in one overview cell; the rest are counted ("+ 2 more variants").
+_OVERVIEW_VARIANTS = 3
+
+
+def _html_overview_counts(exp: Experiment, run: Run) -> str:
+    """An overview cell: the run's verdicts and each variant's with claims, one line each
+    (a sweep draws into a variant only), as each run printed them."""
+    counted = counted_runs(run)
+    if not counted:
+        return _html_counts(run)
+    lines = []
+    for r in counted[: _OVERVIEW_VARIANTS + (run in counted)]:
+        if r is run:
+            lines.append(f"<div>{_html_counts(r)}</div>")
+            continue
+        target = anchor(exp.name, run.scale, *([r.path.name] if r in shown_variants(run) else []))
+        where = f'<a href="#{target}">{_e(r.path.name)}</a>'
+        lines.append(f'<div class="variant">variant {where}: {_html_counts(r)}</div>')
+    more = len(counted) - len(lines)
+    if more:
+        lines.append(f'<div class="variant muted">+ {more} more variant(s)</div>')
+    return "".join(lines)
 
 
 def _md_html(text: str) -> str:
@@ -165,7 +197,7 @@ def _html_overview(experiments: list[Experiment], scales: list[str]) -> list[str
                 if run is None:
                     row.append('<td class="muted">–</td>')
                     continue
-                cell = _html_counts(run)
+                cell = _html_overview_counts(exp, run)
                 if number(run.meta.get("failed")):
                     cell += (
                         f'<span class="badge b-fail">{_e(fmt(run.meta["failed"]))} failed</span>'
@@ -294,8 +326,8 @@ def _html_groups(groups: list) -> str:
     )
 
 
-def _html_claim(c: dict) -> str:
-    """One row of a run's claims table."""
+def _html_claim(c: dict, causes: bool) -> str:
+    """One row of a run's claims table (with its ``deviation`` cell when ``causes``)."""
     v = verdict(c)
     raw = str(c.get("verdict") or "")
     label = v if raw.strip().lower().replace("_", " ") == v or not raw else f"{v} ({raw})"
@@ -315,7 +347,7 @@ def _html_claim(c: dict) -> str:
     return (
         f'<tr{row_cls}><td class="id">{_e(str(c.get("id", "?")))}</td><td>{said}</td>'
         f'<td>{_badge(v, label)}</td><td class="num">{numbers}</td>'
-        f'<td class="dev">{_e(str(c.get("deviation") or ""))}</td></tr>'
+        + (f'<td class="dev">{_e(cause_text(c))}</td>' if causes else "") + "</tr>"
     )
 
 
@@ -325,12 +357,13 @@ def _html_claims(run: Run) -> list[str]:
     out = ["<h5>Claims</h5>"]
     if not run.claims:
         return out + ['<p class="muted">claims.json lists no claim.</p>']
+    causes = any(cause_text(c) for c in run.claims)  # no empty column
     out.append(
         '<div class="scroll"><table class="claims"><thead><tr><th>claim</th>'
-        "<th>the paper says</th><th>verdict</th><th>numbers</th><th>deviation</th>"
-        "</tr></thead><tbody>"
+        "<th>the paper says</th><th>verdict</th><th>numbers</th>"
+        + ("<th>deviation</th>" if causes else "") + "</tr></thead><tbody>"
     )
-    out += [_html_claim(c) for c in run.claims]
+    out += [_html_claim(c, causes) for c in run.claims]
     out.append("</tbody></table></div>")
     return out
 
@@ -403,11 +436,17 @@ def _html_variants(run: Run, results_dir: Path) -> list[str]:
     return out
 
 
-def _html_run(exp: Experiment, run: Run, results_dir: Path) -> list[str]:
+def _html_run(exp: Experiment, run: Run, results_dir: Path, *, variant: bool = False
+              ) -> list[str]:
+    """One scale's block (or, with ``variant``, one of its variants shown in full)."""
     smoke = run.scale == SMOKE_SCALE
+    full = shown_variants(run)
+    head = f"variant {run.path.name}" if variant else f"{scale_label(run.scale)} scale"
+    where = anchor(exp.name, run.scale, run.path.name) if variant else anchor(exp.name, run.scale)
+    counts = "" if full and run.claims is None else f" {_html_counts(run)}"
     out = [
-        f'<div class="run{" smoke" if smoke else ""}" id="{anchor(exp.name, run.scale)}">',
-        f"<h4>{_e(scale_label(run.scale))} scale {_html_counts(run)}"
+        f'<div class="run{" smoke" if smoke else ""}" id="{where}">',
+        f"<h4>{_e(head)}{counts}"
         + (f' <span class="badge b-toy">{_e(SMOKE_WARNING)}</span>' if smoke else "")
         + "</h4>",
     ]
@@ -423,6 +462,13 @@ def _html_run(exp: Experiment, run: Run, results_dir: Path) -> list[str]:
         out.append(
             '<ul class="problems">' + "".join(f"<li>{_e(p)}</li>" for p in run.problems) + "</ul>"
         )
+    if refuted_line(run):
+        out.append(f'<p class="warn">{_e(refuted_line(run))}</p>')
+    if full:  # a sweep drew into its variants only: they are this scale's results
+        for v in full:
+            out += _html_run(exp, v, results_dir, variant=True)
+        out.append("</div>")
+        return out
     out += _html_figures(run, results_dir)
     out += _html_claims(run)
     out += html_series_privacy(run)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from privpub.papers import PAPERS, paper_citation
 
-from .deviation_rows import DEV_INTRO, deviation_cells, deviations
-from .privacy import md_audits, md_series_privacy
-from .results_tree import Experiment, Run, by_paper, scales_of
+from .deviation_rows import DEV_INTRO, cause_text, deviation_cells, deviations
+from .privacy import md_audits, md_series_privacy, refuted_line
+from .results_tree import Experiment, Run, by_paper, counted_runs, scales_of, shown_variants
 from .text import (
     SMOKE_SCALE,
     SMOKE_WARNING,
@@ -68,13 +68,21 @@ def _md_overview(experiments: list[Experiment], scales: list[str]) -> list[str]:
             ]
             for s in scales:
                 run = by_scale.get(s)
-                text = "–" if run is None else count_text(run.claims, run.problems)
+                text = "–" if run is None else _md_counts(run)
                 if run is not None and number(run.meta.get("failed")):
                     text += f" · **{fmt(run.meta['failed'])} tasks failed**"
                 cells.append(text)
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     return out
+
+
+def _md_counts(run: Run) -> str:
+    """An overview cell: the verdicts of the run and of each variant with claims, one
+    directory each (``variant <name>: ...``), as each run printed them."""
+    parts = [(f"variant {r.path.name}: " if r is not run else "")
+             + count_text(r.claims, r.problems) for r in counted_runs(run)]
+    return "; ".join(parts) or count_text(run.claims, run.problems)
 
 
 def _md_deviations(experiments: list[Experiment]) -> list[str]:
@@ -104,7 +112,9 @@ def _md_claims(run: Run) -> list[str]:
         return out + ["_claims.json lists no claim._", ""]
     if run.scale == SMOKE_SCALE:
         out += [f"_Smoke scale: {SMOKE_WARNING}._", ""]
-    out += ["| claim | the paper says | verdict | numbers | deviation |", "|---|---|---|---|---|"]
+    causes = any(cause_text(c) for c in run.claims)  # no empty column
+    head = ["claim", "the paper says", "verdict", "numbers"] + (["deviation"] if causes else [])
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in run.claims:
         said = md_cell(c.get("text") or "–")
         if c.get("source"):
@@ -113,10 +123,9 @@ def _md_claims(run: Run) -> list[str]:
         extra = claim_notes(c)
         if extra:
             numbers += f" ({'; '.join(extra)})"
-        out.append(
-            f"| `{md_cell(c.get('id', '?'))}` | {said} | {_MD_VERDICT[verdict(c)]} | "
-            f"{numbers} | {md_cell(c.get('deviation') or '')} |"
-        )
+        cells = [f"`{md_cell(c.get('id', '?'))}`", said, _MD_VERDICT[verdict(c)], numbers]
+        cells += [md_cell(cause_text(c))] if causes else []
+        out.append("| " + " | ".join(cells) + " |")
     return out + [""]
 
 
@@ -156,8 +165,18 @@ def _md_tables(run: Run, results_dir: Path) -> list[str]:
     return out
 
 
-def _md_run(exp: Experiment, run: Run, results_dir: Path) -> list[str]:
-    out = [f"### {_run_heading(exp, run)}", ""]
+def _md_run(exp: Experiment, run: Run, results_dir: Path, *, variant: bool = False
+            ) -> list[str]:
+    """One scale's section (or, with ``variant``, one of its variants shown in full)."""
+    heading = _run_heading(exp, run) + (f" variant {run.path.name}" if variant else "")
+    out = [f"### {heading}", ""]
+    full = shown_variants(run)
+    if full:  # a sweep drew into its variants only: they are this scale's results
+        out += ["Drawn into variants only (a sweep or a one-off run): "
+                + ", ".join(v.path.name for v in full) + ".", ""]
+        for v in full:
+            out += _md_run(exp, v, results_dir, variant=True)
+        return out
     if run.scale == SMOKE_SCALE:
         out += [f"> **Smoke scale: {SMOKE_WARNING}.**", ""]
     line = meta_line(run.meta)
@@ -167,6 +186,8 @@ def _md_run(exp: Experiment, run: Run, results_dir: Path) -> list[str]:
         out.append(f"- ⚠ {problem}")
     if run.problems:
         out.append("")
+    if refuted_line(run):
+        out += [f"> ⚠ {refuted_line(run)}", ""]
     if run.figures:
         out += ["#### Figures", ""]
         for png in run.figures:

@@ -16,12 +16,13 @@ import pandas as pd
 
 from privpub.audit.stored import config_label, preferred, stored_audits
 from privpub.errors import PrivpubError
+from privpub.plots.series import epsilon_bound_text
 
 from .results_tree import Run
 from .text import markdown_table
 
 __all__ = ["verdict_text", "audit_records", "md_audits", "md_series_privacy", "html_audits",
-           "html_series_privacy"]
+           "html_series_privacy", "refuted_line"]
 
 _e = html.escape
 _SERIES_HEADER = ("series", "mechanism", "claim", "epsilon", "audit (epsilon = 1)", "caveat")
@@ -63,6 +64,20 @@ def _series_cells(e: dict) -> list[str]:
     eps = ", ".join(f"{x:g}" for x in e.get("epsilons") or []) or "-"
     return [e["series"], e["mechanism"], e["privacy"], eps, verdict_text(e),
             "yes" if e.get("caveat") else "none"]
+
+
+def refuted_line(run: Run) -> str:
+    """One line naming the series of ``run`` whose privacy claim a stored audit refutes
+    (marked so in the figures' legends); empty when none is."""
+    entries = run.meta.get("series_privacy") if isinstance(run.meta, dict) else None
+    refuted = [e for e in entries or [] if isinstance(e, dict) and e.get("verdict") == "violated"]
+    if not refuted:
+        return ""
+    which = ", ".join(f"{e['series']} ({e.get('privacy')}: "
+                      f"{epsilon_bound_text(e.get('epsilon_lower_bound') or 0.0)} at ε = 1)"
+                      for e in refuted)
+    return (f"Privacy claim refuted by the stored audit: {which}; marked "
+            "[claim refuted by audit] in the figures.")
 
 
 def md_audits(results_dir: Path) -> list[str]:

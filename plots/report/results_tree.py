@@ -35,6 +35,9 @@ __all__ = [
     "by_paper",
     "scales_of",
     "read_text",
+    "read_claims",
+    "counted_runs",
+    "shown_variants",
 ]
 
 #: Scales in report order (largest first); any other scale directory follows, sorted, then a
@@ -197,28 +200,44 @@ def _read_figures(run: Run) -> None:
             run.problems.append(f"figure {name!r} is listed in meta.json but {png.name} is missing")
 
 
-def _read_claims(run: Run) -> None:
-    path = run.path / "claims.json"
+def read_claims(directory: Path, problems: list[str]) -> list[dict] | None:
+    """The claims of one figure directory's ``claims.json`` (None when there is none or it
+    cannot be read, with a problem noted): the one reading of a run's verdicts, for the
+    report and for the line a run ends with (:func:`privpub.experiments.cli.closing_line`)."""
+    path = Path(directory) / "claims.json"
     if not path.is_file():
-        return
-    data = _read_json(path, run.problems, "claims.json")
+        return None
+    data = _read_json(path, problems, "claims.json")
     if isinstance(data, dict) and isinstance(data.get("claims"), list):
         data = data["claims"]
     if data is None:
-        return
+        return None
     if not isinstance(data, list):
-        run.problems.append(f"claims.json: expected a list, got {type(data).__name__}; ignored")
-        return
+        problems.append(f"claims.json: expected a list, got {type(data).__name__}; ignored")
+        return None
     claims = [c for c in data if isinstance(c, dict)]
     if len(claims) < len(data):
-        run.problems.append(
-            f"claims.json: {len(data) - len(claims)} entry(ies) not objects; ignored"
-        )
-    run.claims = claims
+        problems.append(f"claims.json: {len(data) - len(claims)} entry(ies) not objects; ignored")
+    return claims
 
 
+def _read_claims(run: Run) -> None:
+    run.claims = read_claims(run.path, run.problems)
 
 
+def shown_variants(run: Run) -> list[Run]:
+    """The variants the report shows in full under ``run``: all of them when the run drew
+    nothing itself (a sweep draws into a variant only), else none (they are linked)."""
+    drew = run.claims is not None or bool(run.figures) or bool(run.tables)
+    return [] if drew else list(run.variants)
+
+
+def counted_runs(run: Run) -> list[Run]:
+    """The directories whose verdicts the overview shows for ``run``, one line each, as the
+    run that drew each printed them: the run's own (when it has claims, or nothing else
+    has) and every variant's that has claims (a sweep draws into a variant only)."""
+    variants = [v for v in run.variants if v.claims is not None]
+    return ([run] if run.claims is not None or not variants else []) + variants
 
 
 def _claim_tolerance(run: Run, name: str, n_tables: int) -> tuple[float | None, str]:
@@ -316,8 +335,8 @@ def _read_run(path: Path, scale: str, *, variants: bool = True) -> Run:
     run = Run(path=path, scale=scale)
     try:
         if not any(p.is_file() for p in path.iterdir()):
-            only = variants and (path / "variants").is_dir()
-            run.problems.append("nothing drawn here: only one-off variants" if only else "empty")
+            if not (variants and (path / "variants").is_dir()):  # variants: shown instead
+                run.problems.append("empty")
         else:
             _read_meta(run)
         _read_figures(run)

@@ -184,7 +184,9 @@ def test_markdown_overview_counts_and_order(tree):
     row = next(line for line in overview.splitlines() if line.startswith("| [day2016_fig3]"))
     cells = [c.strip() for c in row.split("|")[1:-1]]
     assert cells[1] == "Fig. 3: L1 vs epsilon" and cells[2] == "paper, smoke"
-    assert cells[3] == "1 held · 1 not held · 1 not evaluated"  # paper
+    # paper: its own verdicts, then its variant's, as the run that drew each printed them
+    assert cells[3] == ("1 held · 1 not held · 1 not evaluated; "
+                        "variant dataset=karate: 1 held · 1 not held · 1 not evaluated")
     assert cells[4] == "–"  # small: not run
     assert cells[5] == "0 held · 0 not held · 1 not evaluated"  # smoke
     old = next(line for line in overview.splitlines() if "qardaji2012_fig5" in line)
@@ -267,7 +269,8 @@ def test_html_is_self_contained_and_shows_verdicts(tree):
     # overview badges: counts per scale
     overview = page.split('id="overview"')[1].split("</section>")[0]
     fig3 = next(r for r in overview.split("<tr") if "day2016_fig3" in r)
-    assert ">1 held<" in fig3 and ">1 not held<" in fig3 and fig3.count(">1 not evaluated<") == 2
+    assert ">1 held<" in fig3 and ">1 not held<" in fig3 and fig3.count(">1 not evaluated<") == 3
+    assert 'variant <a href="#day2016_fig3-paper">dataset=karate</a>:' in fig3
     # the paper table: the flagged cell is marked
     table = page.split('<table class="paper">')[1].split("</table>")[0]
     assert table.count('class="flag"') == 1
@@ -363,15 +366,22 @@ def test_tables_as_plots_tables_writes_them(tmp_path):
 
 
 def test_scale_with_only_variants(tmp_path):
+    """A sweep draws into a variant only: the report shows that variant in full (its
+    figures, claims and notes), not a bare link under "No figures"."""
     run = tmp_path / "day2016_fig3" / "smoke"
     write_run(run / "variants" / "mechanism=truncation", scale="smoke", claims=[])
     text = write_report(tmp_path).read_text()
-    section = text.split("### day2016_fig3 [smoke]")[1]
-    assert "nothing drawn here: only one-off variants" in section
-    assert "no meta.json" not in section
-    assert "smoke/variants/mechanism%3Dtruncation/summary.md) (no claims)" in section
+    section = text.split("### day2016_fig3 [smoke]\n")[1]
+    assert "no meta.json" not in section and "⚠" not in section.split("### ")[0]
+    assert "Drawn into variants only (a sweep or a one-off run): mechanism=truncation." in section
+    variant = text.split("### day2016_fig3 [smoke] variant mechanism=truncation")[1]
+    assert "![l1_vs_epsilon](day2016_fig3/smoke/variants/mechanism%3Dtruncation/" in variant
+    assert "_claims.json lists no claim._" in variant
     assert "| [day2016_fig3](#day2016_fig3) | Fig. 3: L1 vs epsilon | smoke |" in text
-    assert "data:image/png" not in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("data:image/png") == 2  # its figure and its notes' image
+    assert 'id="day2016_fig3-smoke-mechanism-truncation"' in page
+    assert "No figures." not in page
 
 
 # --------------------------------------------------------------------------- deviations
@@ -470,3 +480,59 @@ def test_public_names_are_the_functions_not_modules():
 
     for name in report.__all__:
         assert not isinstance(getattr(report, name), type(report)), name
+
+
+def test_a_sweep_drawn_into_a_variant_is_counted_as_the_run_printed_it(tmp_path):
+    """A multirun draws into a variant only; the overview said "no claims" while the run
+    printed "4 held, 10 not held". Both read and count claims.json the same way."""
+    from privpub.experiments.cli import closing_line
+
+    variant = tmp_path / "day2016_fig3" / "smoke" / "variants" / "mechanism.epsilon=0.5,2"
+    write_run(variant, scale="smoke")
+    printed = closing_line([variant, variant], tmp_path)  # two seeds, one directory
+    assert "privpub: claims: 1 held, 1 not held, 1 not evaluated;" in printed
+    md = write_report(tmp_path).read_text()
+    row = next(line for line in md.split("## Overview")[1].splitlines()
+               if line.startswith("| [day2016_fig3]"))
+    assert row.split("|")[-2].strip() == (
+        "variant mechanism.epsilon=0.5,2: 1 held · 1 not held · 1 not evaluated")
+    page = (tmp_path / "report.html").read_text()
+    overview = page.split('id="overview"')[1].split("</section>")[0]
+    assert "no claims" not in overview
+    assert ">1 held<" in overview and ">1 not held<" in overview
+    assert "mechanism.epsilon=0.5,2</a>:" in overview
+
+
+def test_the_deviation_column_is_filled_or_absent(tmp_path):
+    """report.html's deviation column was empty for the default job: it is shown only when a
+    claim of the run has a cause (a stated deviation, the noise test, or none stated)."""
+    held = [dict(CLAIMS[0])]
+    write_run(tmp_path / "default" / "small", scale="small", claims=held)
+    md = write_report(tmp_path).read_text()
+    assert "| claim | the paper says | verdict | numbers |\n" in md
+    page = (tmp_path / "report.html").read_text()
+    assert "<th>deviation</th>" not in page and 'class="dev"' not in page
+    missed = dict(CLAIMS[1], deviation=None)
+    write_run(tmp_path / "default" / "small", scale="small", claims=[*held, missed])
+    md = write_report(tmp_path).read_text()
+    assert "| claim | the paper says | verdict | numbers | deviation |" in md
+    assert "no cause stated" in md
+    page = (tmp_path / "report.html").read_text()
+    assert "<th>deviation</th>" in page and '<td class="dev">no cause stated</td>' in page
+
+
+def test_a_refuted_claim_is_said_above_the_figures(tmp_path):
+    entry = {"series": "my_trunc_hist_bad", "mechanism": "my_trunc_hist_bad",
+             "privacy": "node-DP", "epsilons": [1.0], "caveat": None, "verdict": "violated",
+             "epsilon_lower_bound": 3.26, "mode": "quick", "witness_id": "6dded3c9bf74",
+             "error": True}
+    held = dict(entry, series="my_trunc_hist", verdict="holds", epsilon_lower_bound=0.75,
+                error=False)
+    write_run(tmp_path / "day2016_fig3" / "small", scale="small",
+              meta={"series_privacy": [entry, held]})
+    md = write_report(tmp_path).read_text()
+    line = ("Privacy claim refuted by the stored audit: my_trunc_hist_bad (node-DP: ε ≥ 3.26 "
+            "at ε = 1); marked [claim refuted by audit] in the figures.")
+    assert f"> ⚠ {line}" in md and "my_trunc_hist (" not in md
+    page = (tmp_path / "report.html").read_text()
+    assert f'<p class="warn">{line}</p>' in page

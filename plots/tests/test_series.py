@@ -6,16 +6,68 @@ import numpy as np
 import pandas as pd
 
 from privpub.plots.lines import lines_figure, summary_table
-from privpub.plots.series import caveat_mark, legend_marks, series_styles, short_caveat
+from privpub.plots.series import (
+    REFUTED,
+    caveat_mark,
+    label_styles,
+    legend_marks,
+    series_styles,
+    short_caveat,
+)
 
 
-def test_a_series_style_depends_on_its_name_alone():
-    names = ["θ-Cumulative", "Flowgraph", "Truncation (theta tuned in hindsight, not private)",
-             "(θ,Ω)-Histogram"]
-    before = series_styles(names)
-    after = series_styles([*names, "laplace_histogram", "my plug-in"])
+def test_a_label_keeps_its_look_when_a_plug_in_is_added():
+    """The experiment files' labels keep their colour and marker whatever else is drawn; a
+    series named after one keeps its colour."""
+    labels = ["θ-Cumulative", "Flowgraph", "Truncation", "(θ,Ω)-Histogram"]
+    styles = label_styles([labels])
+    names = [*labels, "Truncation (theta tuned in hindsight, not private)"]
+    before = series_styles(names, styles)
+    after = series_styles([*names, "laplace_histogram", "my plug-in"], styles)
     assert all(before[n] == after[n] for n in names)
-    assert all(series_styles([n])[n] == before[n] for n in names)  # drawn alone
+    assert all(series_styles([n], styles)[n] == before[n] for n in labels)  # drawn alone
+    assert before[names[-1]][0] == before["Truncation"][0]
+    assert series_styles(["my plug-in"])["my plug-in"] == series_styles(["my plug-in"])[
+        "my plug-in"]
+
+
+def test_markers_differ_within_a_figure():
+    """The default figure drew RR (edge-DP) and RR (node-DP) both with '<': a hash of the
+    name into 12 markers collides often. Within one figure every series has its own marker
+    (up to 12) and every label its own colour (up to 20), known labels or not."""
+    assert len({m for _, m in series_styles(["RR (edge-DP)", "RR (node-DP)"]).values()}) == 2
+    names = [f"plug-in {i}" for i in range(12)]
+    drawn = series_styles(names)
+    assert len({m for _, m in drawn.values()}) == 12
+    assert len({c for c, _ in drawn.values()}) == 12
+    derived = series_styles([f"RPS (depth={d})" for d in (5, 10, 20, 50)], label_styles([["RPS"]]))
+    assert len({c for c, _ in derived.values()}) == 1  # one label, one colour
+    assert len({m for _, m in derived.values()}) == 4
+
+
+def test_every_label_of_the_experiment_files_has_a_look_of_its_own():
+    groups = [["A", "B", "C"], ["B", "D"], [f"L{i}" for i in range(9)]]
+    styles = label_styles(groups)
+    assert len(set(styles.values())) == len(styles)
+    for group in groups:
+        assert len({styles[x][0] for x in group}) == len(group)
+        assert len({styles[x][1] for x in group}) == len(group)
+    assert label_styles(list(reversed(groups))) == styles  # the files alone, in any order
+    # the labels of a file take look-alike markers (< beside >) last
+    from privpub.plots.series import _MARKER_FAMILY, MARKERS
+
+    four = label_styles([["RR (edge-DP)", "RR (node-DP)", "X", "Y"]])
+    assert len({_MARKER_FAMILY[MARKERS[k]] for _, k in four.values()}) == 4
+
+
+def test_a_long_legend_entry_puts_its_notes_on_a_line_of_their_own():
+    from privpub.plots.lines import legend_text
+
+    assert legend_text("Flowgraph¶ [claim refuted by audit]") == \
+        "Flowgraph¶ [claim refuted by audit]"
+    long = "Truncation (theta tuned in hindsight, not private)△ [claim refuted by audit]"
+    assert legend_text(long) == ("Truncation (theta tuned in hindsight, not private)△\n"
+                                 "[claim refuted by audit]")
 
 
 def test_a_caveat_mark_depends_on_its_text_alone():
@@ -23,8 +75,43 @@ def test_a_caveat_mark_depends_on_its_text_alone():
                          "caveat": ["beta too large", "theta from |V|"]})
     names, notes = legend_marks(rows, "series", "node-DP")
     alone, _ = legend_marks(rows.iloc[1:], "series", "node-DP")
-    assert alone["F"] == names["F"] == "F" + caveat_mark("theta from |V|")
-    assert notes[0].startswith(caveat_mark("beta too large") + " T: ")
+    assert alone["F"] == "F" + caveat_mark("theta from |V|")
+    assert names["F"][-1] != names["T"][-1]  # distinct caveats, distinct marks
+    assert notes[0][0] == names["T"][-1] and notes[0][1:].startswith(" T: ")
+
+
+def test_each_built_in_caveat_has_a_mark_of_its_own():
+    """Flowgraph's and Truncation's caveats shared ◊ (a hash of the text into 10 marks)."""
+    from privpub.plots.series import _CAVEAT_MARKS, _registry_caveats
+    from privpub.registry import get_mechanism
+
+    known = _registry_caveats()
+    assert len(known) >= 10 and len(set(known.values())) == len(known)
+    marks = {caveat_mark(c) for c in known}
+    assert len(marks) == len(known)
+    flowgraph = get_mechanism("flowgraph").caveat_for({})
+    truncation = get_mechanism("truncation").caveat_for({"theta": 2})
+    assert caveat_mark(flowgraph) != caveat_mark(truncation)
+    plug_ins = {caveat_mark(f"a plug-in's caveat {i}") for i in range(40)}
+    assert not plug_ins & marks and plug_ins <= set(_CAVEAT_MARKS)  # the rest of the marks
+
+
+def test_two_plug_in_caveats_of_one_figure_get_two_marks():
+    texts = [f"a plug-in's caveat {i}" for i in range(40)]
+    first = next(t for t in texts[1:] if caveat_mark(t) == caveat_mark(texts[0]))
+    rows = pd.DataFrame({"series": ["P", "Q"], "label": ["P", "Q"], "privacy": "edge-DP",
+                         "caveat": [texts[0], first]})
+    names, notes = legend_marks(rows, "series", "edge-DP")
+    assert names["P"][-1] != names["Q"][-1] and len(notes) == 2
+
+
+def test_a_refuted_claim_is_marked_in_the_legend_and_footnotes():
+    rows = pd.DataFrame({"series": ["good", "bad", "bad"], "label": ["good", "bad", "bad"],
+                         "privacy": "node-DP", "caveat": [None, None, None],
+                         REFUTED: [float("nan"), 3.26, 3.26]})
+    names, notes = legend_marks(rows, "series", "node-DP")
+    assert names == {"good": "good", "bad": "bad [claim refuted by audit]"}
+    assert notes[0].startswith("claim refuted by audit: bad: ε ≥ 3.26: ")
 
 
 def _cielab(rgba) -> np.ndarray:
@@ -78,6 +165,8 @@ def test_short_caveat_keeps_whole_sentences_that_fit():
     assert short_caveat("First part. Second part.") == "First part. Second part"
     assert short_caveat("First part. " + "y" * 300 + ".") == "First part …"
     assert len(short_caveat("x " * 200)) <= 245
+    long_first = short_caveat("word " * 80 + ". Second.", width=60)
+    assert long_first.endswith(" …") and not long_first.endswith("… …")
 
 
 def _tidy(error_values):

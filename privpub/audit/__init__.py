@@ -12,10 +12,12 @@ looked at in a release), :mod:`~privpub.audit.estimator` (events and Clopper-Pea
 bounds), :mod:`~privpub.audit.engine` (the phases), :mod:`~privpub.audit.configs` (which
 configurations), :mod:`~privpub.audit.stored` (stored audits as the report and the
 leaderboard read them: ``stored_verdicts(results_dir) -> {mechanism: (verdict, eps_lb)}``),
-:mod:`~privpub.audit.blind_spots` (what the audit cannot see). Rationale: docs/audit.md.
+:mod:`~privpub.audit.blind_spots` (what the audit cannot see, as the mechanisms' registrations
+say). The audit names no mechanism: what it runs of each is in its registration. Rationale:
+docs/audit.md.
 """
 
-from privpub.audit.configs import AUDIT_SETTINGS, audit_settings, configurations
+from privpub.audit.configs import audit_settings, configurations
 from privpub.audit.engine import MODES, VERDICTS, Plan, audit, replay
 from privpub.audit.neighbours import NEIGHBOURHOODS, neighbourhood_for
 from privpub.audit.stored import audit_of, stored_audits, stored_verdicts
@@ -25,7 +27,6 @@ __all__ = [
     "replay",
     "configurations",
     "audit_settings",
-    "AUDIT_SETTINGS",
     "MODES",
     "Plan",
     "VERDICTS",

@@ -376,7 +376,7 @@ def _setup(mechanism, config, mode, seed, alpha, diagnostics, neighbourhood):
     params = call_parameters(info, config)
     seed = check_nonnegative_int(seed, "seed")
     diagnostics = diagnostics if diagnostics is True else tuple(sorted(diagnostics))
-    settings = audit_settings(info.name)
+    settings = audit_settings(info)
     hood = neighbourhood_for(info.input_kind, info.privacy,
                              neighbourhood or settings.neighbourhood)
     run = _Audit(info, hood, params, seed, check_fraction(alpha, "alpha"), diagnostics,

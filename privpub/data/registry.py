@@ -4,7 +4,8 @@ Each dataset is a :class:`DatasetSpec`: its name (also its Hydra option name,
 ``conf/dataset/<name>.yaml``), kind, description, files (for real data) or generator (for
 synthetic data), default options and the counts the tests check. Real-data loaders are
 called as ``loader(paths, **options)`` with the verified file paths in the order of
-``spec.files``; generators as ``loader(rng=rng, **options)``.
+``spec.files``; generators as ``loader(rng=rng, **options)``. An installed distribution adds
+datasets through the entry-point group ``privpub.datasets`` (:mod:`privpub.plugins`).
 """
 
 from __future__ import annotations
@@ -106,8 +107,17 @@ def register_dataset(spec: DatasetSpec) -> DatasetSpec:
     return spec
 
 
+def _load_plugins() -> None:
+    """Import the installed dataset plug-ins (entry-point group ``privpub.datasets``: each
+    names a module that calls :func:`register_dataset`; :mod:`privpub.plugins`)."""
+    from privpub.plugins import load_entry_points
+
+    load_entry_points("dataset")
+
+
 def dataset_names() -> list[str]:
-    """Names of all registered datasets, sorted."""
+    """Names of all registered datasets (installed plug-ins included), sorted."""
+    _load_plugins()
     return sorted(_DATASETS)
 
 
@@ -119,6 +129,8 @@ def get_dataset_spec(name: str) -> DatasetSpec:
     UnknownNameError
         If ``name`` is not registered; the message lists the known names.
     """
+    if isinstance(name, str) and name not in _DATASETS:
+        _load_plugins()
     try:
         return _DATASETS[name]
     except (KeyError, TypeError):

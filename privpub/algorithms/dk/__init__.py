@@ -16,7 +16,12 @@ share:
 The choices these modules make and why: docs/design.md (sala2011).
 """
 
-from privpub.algorithms.dk.dk_pa import CAVEAT_DK_PA, dk_pa_sensitivity, dk_pa_series
+from privpub.algorithms.dk.dk_pa import (
+    CAVEAT_DK_PA,
+    DK2_CAVEAT_SUMMARY,
+    dk_pa_sensitivity,
+    dk_pa_series,
+)
 from privpub.algorithms.dk.generate import (
     GENERATORS,
     NETWORKX_MAX_EDGES,
@@ -60,6 +65,7 @@ __all__ = [
     "synthesize",
     "joint_degree_graph",
     "CAVEAT_DK_PA",
+    "DK2_CAVEAT_SUMMARY",
     "dk_pa_sensitivity",
     "dk_pa_series",
 ]

@@ -20,13 +20,19 @@ from privpub.noise import laplace_mechanism
 from privpub.types import Graph, JointDegree
 from privpub.validation import check_epsilon, check_rng
 
-__all__ = ["CAVEAT_DK_PA", "dk_pa_sensitivity", "dk_pa_series"]
+__all__ = ["CAVEAT_DK_PA", "DK2_CAVEAT_SUMMARY", "dk_pa_sensitivity", "dk_pa_series"]
 
 CAVEAT_DK_PA = (
     "as published (sala2011 Thm 1) the noise is added only to the dK-2 tuples present in the "
     "graph, so which degree pairs occur is released exactly, and 4*d_max+1 uses the graph's "
     "own d_max (not a global bound): not epsilon-edge-DP. See drc_honest for a variant whose "
     "guarantee holds."
+)
+#: The caveat of sala2011's dK-2 releases (dK-PA, DRC, LDRC, Pygmalion) in one line.
+DK2_CAVEAT_SUMMARY = (
+    "noise only on the dK-2 tuples present (their set is released exactly) and DRC's "
+    "per-partition scale read from the data: an empirical neighbour test refutes the claim; "
+    "`drc_honest` holds it (every cell of the domain, public scales)"
 )
 
 
