@@ -75,16 +75,10 @@ def audit_jobs(names=(), *, mode: str, seed: int) -> list[tuple]:
     :class:`~privpub.errors.PrivpubError`."""
     from privpub.audit import audit_settings, configurations
     from privpub.audit.stored import audit_id
-    from privpub.errors import ConfigError
     from privpub.experiments.provenance import clear_cache, code_fingerprint
-    from privpub.registry import get_mechanism, mechanisms
+    from privpub.registry import mechanisms
 
-    infos = ([get_mechanism(n) for n in names] if names
-             else [m for _, m in sorted(mechanisms().items()) if m.is_dp])
-    for info in infos:
-        if not info.is_dp:
-            raise ConfigError(f"mechanism {info.name!r} claims {info.privacy!r}, not a DP "
-                              "notion: the audit checks epsilon-DP claims only")
+    infos = _named(names) if names else [m for _, m in sorted(mechanisms().items()) if m.is_dp]
     clear_cache()
     jobs = []
     # the slowest first (``cost_ms``), so the last minutes are not one long audit on one core
@@ -94,6 +88,40 @@ def audit_jobs(names=(), *, mode: str, seed: int) -> list[tuple]:
             config = canonical(config)
             jobs.append((info.name, config, audit_id(info.name, config, mode, seed), code))
     return jobs
+
+
+def _named(names) -> list:
+    """The registrations of ``names``; every unknown or non-DP name, not only the first, in
+    one :class:`~privpub.errors.ConfigError` (a line each), before any audit runs."""
+    import difflib
+
+    from privpub.errors import ConfigError, UnknownNameError
+    from privpub.registry import get_mechanism, mechanisms
+
+    infos, unknown, not_dp = [], [], []
+    for name in dict.fromkeys(names):
+        try:
+            info = get_mechanism(name)
+        except UnknownNameError:
+            unknown.append(name)
+            continue
+        if not info.is_dp:
+            not_dp.append(f"mechanism {name!r} claims {info.privacy!r}, not a DP notion: "
+                          "the audit checks epsilon-DP claims only")
+        infos.append(info)
+    if len(unknown) == 1 and not not_dp:
+        get_mechanism(unknown[0])  # its own message: the close names and every known one
+    if unknown:
+        known = sorted(n for n, m in mechanisms().items() if m.is_dp)
+        lines = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=3)
+            lines.append(f"unknown mechanism {name!r}"
+                         + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        not_dp = [*lines, *not_dp, f"DP mechanisms: {', '.join(known)}"]
+    if not_dp:
+        raise ConfigError("\n".join(not_dp))
+    return infos
 
 
 def audit_task(name: str, config: dict, cell: str, code: str, *, mode: str, seed: int,
