@@ -91,16 +91,10 @@ def audit_jobs(names=(), *, mode: str, seed: int) -> list[tuple]:
     :class:`~privpub.errors.PrivpubError`."""
     from privpub.audit import audit_settings, configurations
     from privpub.audit.stored import audit_id
-    from privpub.errors import ConfigError
     from privpub.experiments.provenance import clear_cache, code_fingerprint
-    from privpub.registry import get_mechanism, mechanisms
+    from privpub.registry import mechanisms
 
-    infos = ([get_mechanism(n) for n in names] if names
-             else [m for _, m in sorted(mechanisms().items()) if m.is_dp])
-    for info in infos:
-        if not info.is_dp:
-            raise ConfigError(f"mechanism {info.name!r} claims {info.privacy!r}, not a DP "
-                              "notion: the audit checks epsilon-DP claims only")
+    infos = _named(names) if names else [m for _, m in sorted(mechanisms().items()) if m.is_dp]
     clear_cache()
     jobs = []
     # the slowest first (``cost_ms``), so the last minutes are not one long audit on one core
@@ -131,6 +125,40 @@ def _error_row(row: dict, error: str, seconds: float) -> list[dict]:
     return [{**row, "value": float("nan"), "status": "error", "verdict": "error",
              "error": error, "witness_id": None, "seconds": seconds,
              "written_at": time.time()}]
+
+
+def _named(names) -> list:
+    """The registrations of ``names``; every unknown or non-DP name, not only the first, in
+    one :class:`~privpub.errors.ConfigError` (a line each), before any audit runs."""
+    import difflib
+
+    from privpub.errors import ConfigError, UnknownNameError
+    from privpub.registry import get_mechanism, mechanisms
+
+    infos, unknown, not_dp = [], [], []
+    for name in dict.fromkeys(names):
+        try:
+            info = get_mechanism(name)
+        except UnknownNameError:
+            unknown.append(name)
+            continue
+        if not info.is_dp:
+            not_dp.append(f"mechanism {name!r} claims {info.privacy!r}, not a DP notion: "
+                          "the audit checks epsilon-DP claims only")
+        infos.append(info)
+    if len(unknown) == 1 and not not_dp:
+        get_mechanism(unknown[0])  # its own message: the close names and every known one
+    if unknown:
+        known = sorted(n for n, m in mechanisms().items() if m.is_dp)
+        lines = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, known, n=3)
+            lines.append(f"unknown mechanism {name!r}"
+                         + (f" (did you mean {', '.join(close)}?)" if close else ""))
+        not_dp = [*lines, *not_dp, f"DP mechanisms: {', '.join(known)}"]
+    if not_dp:
+        raise ConfigError("\n".join(not_dp))
+    return infos
 
 
 def audit_task(name: str, config: dict, cell: str, code: str, *, mode: str, seed: int,
@@ -198,10 +226,10 @@ def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jo
     from privpub.registry import get_mechanism, import_plugins
 
     start = time.perf_counter()
-    check_writable(results_dir)
     timeout, memory = audit_limits(mode, task_timeout, task_memory)
     import_plugins(plugins)
     jobs = audit_jobs(names, mode=mode, seed=seed)
+    check_writable(results_dir)  # the last check before the first write
     store = audit_store(results_dir)
     done = {} if rerun else store.tasks([AUDIT_METRIC])
     todo = [j for j in jobs if done.get((j[2], int(seed), 0), False) != j[3]]

@@ -508,8 +508,15 @@ def _missing_data_and_time(args, names: set[str]) -> tuple[list[str], float | No
 
 # --------------------------------------------------------------------------- show
 def _cmd_show(args, out) -> int:
+    from privpub.errors import PrivpubError
     from privpub.experiments.show import ShowContext, UnknownName, describe, render
+    from privpub.registry import import_plugins
 
+    try:
+        import_plugins(args.plugins)
+    except PrivpubError as exc:
+        print(f"privpub show: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     ctx = ShowContext(conf=catalog.conf_dir(args.conf_dir), results_dir=args.results_dir,
                       data_dir=args.data_dir)
     try:
@@ -608,8 +615,12 @@ def _add_show(sub) -> None:
                       help="the results directory the figure paths are in (default: results)")
     show.add_argument("--data-dir", help=_DATA_DIR_HELP)
     show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.add_argument("--plugins", nargs="+", default=[], metavar="MODULE",
+                      help="modules or .py files registering your own mechanisms (imported "
+                           "first)")
     show.add_argument("--conf-dir", help=argparse.SUPPRESS)
-    show.set_defaults(config_keys={"results_dir": "--results-dir", "data_dir": "--data-dir"})
+    show.set_defaults(config_keys={"results_dir": "--results-dir", "data_dir": "--data-dir",
+                                   "plugins": "--plugins"})
 
 
 # ------------------------------------------------------------------ key=value overrides

@@ -1,4 +1,10 @@
-"""Hydra integration: a multirun ends with one drawing, one failure list and one exit code.
+"""Hydra integration: a multirun is checked whole before it starts, and ends with one
+drawing, one failure list and one exit code.
+
+When the sweep starts, :func:`preflight` resolves every job as its run will and checks all
+their data files at once: one job that cannot run (a bad value, an unknown name, a missing
+file, ...) stops the sweep before any task runs, with one message naming each error once
+and the jobs it stops (exit 2; :mod:`privpub.experiments.preflight`).
 
 Multirun jobs may run in parallel (joblib / SLURM launchers), each writing into the same
 result store. A job does not draw and does not raise: it records its outcome (its resolved
@@ -28,8 +34,8 @@ from pathlib import Path
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "sweep_jobs", "collect_outcomes",
-           "union_specs", "register_configs", "mechanism_node"]
+__all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "sweep_jobs", "check_sweep",
+           "preflight", "collect_outcomes", "union_specs", "register_configs", "mechanism_node"]
 
 _CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -144,18 +150,68 @@ def sweep_jobs(overrides: list[str]) -> list[list[str]]:
     return [list(job) for job in itertools.product(*choices.values())]
 
 
-def _sweep_tasks(config: DictConfig) -> int | None:
-    """The number of tasks of every job of the sweep (None if it cannot be told)."""
+def check_sweep(config: DictConfig) -> list | None:
+    """Every job of the sweep resolved as its run resolves it, before the first runs: a
+    :class:`~privpub.experiments.preflight.Job` each, with its spec or its error (a bad
+    value, an unknown name, a parameter a mechanism does not take, a kind that does not
+    fit, too many tasks). Composition only, no data is read. None when the sweep is not the
+    basic sweeper's or Hydra cannot compose a job (Hydra then says why, in its words)."""
     from hydra import compose
 
-    from privpub.experiments.cli import spec_from_config
+    from privpub.errors import PrivpubError
+    from privpub.experiments.cli import check_run_config, spec_from_config
+    from privpub.experiments.preflight import Job
+    from privpub.experiments.runner import check_size
 
-    total = 0
+    if not str(OmegaConf.select(config, "hydra.sweeper._target_") or "").endswith(
+            "BasicSweeper"):
+        return None
     overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-    for job in sweep_jobs(overrides):
-        cfg = compose(config_name="config", overrides=job)
-        total += spec_from_config(cfg, overrides=job).n_tasks
-    return total
+    try:
+        combinations = sweep_jobs(overrides)
+    except Exception:  # a malformed sweep: Hydra's sweeper reports it
+        return None
+    swept = [i for i in range(len(combinations[0]) if combinations else 0)
+             if len({job[i] for job in combinations}) > 1]
+    jobs = []
+    for number, job in enumerate(combinations):
+        varied = " ".join(job[i] for i in swept)
+        label = f"#{number}" + (f" ({varied})" if varied else "")
+        try:
+            cfg = compose(config_name="config", overrides=job)
+        except Exception:  # Hydra's own composition error: its sweeper reports it
+            return None
+        try:
+            c = check_run_config(cfg)
+            spec = spec_from_config(c, overrides=job)
+            check_size(spec, force=c["force"])
+        except PrivpubError as exc:
+            jobs.append(Job(label, error=str(exc)))
+            continue
+        except Exception:  # not a config error: the job's own run shows it as it is
+            jobs.append(Job(label))
+            continue
+        jobs.append(Job(label, spec, seed=c["seed"], results_dir=str(c["results_dir"]),
+                        data_dir=c.get("data_dir"), allow_download=c["allow_download"],
+                        rerun=c["rerun"]))
+    return jobs
+
+
+def preflight(config: DictConfig) -> list | None:
+    """:func:`check_sweep` and every job's data files
+    (:func:`~privpub.experiments.preflight.check_data`); a job that cannot run stops the
+    sweep before any job starts: one message on stderr naming each error once and the jobs
+    it stops, exit 2. Returns the jobs (None: not checked here)."""
+    from privpub.experiments.preflight import check_data, report
+
+    jobs = check_sweep(config)
+    if not jobs:
+        return jobs
+    text = report(jobs, check_data(jobs), noun="job")
+    if text:
+        print(f"privpub: error: {text}", file=sys.stderr, flush=True)
+        sys.exit(2)
+    return jobs
 
 
 def collect_outcomes(directory: Path) -> list[dict]:
@@ -213,12 +269,11 @@ class PrivpubCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         global _SWEEP_DIR, _SWEEP_BAR
         _SWEEP_DIR = Path(str(config.hydra.sweep.dir))
+        jobs = preflight(config)
         launcher = str(OmegaConf.select(config, "hydra.launcher._target_") or "")
         if config.get("progress", True) and launcher.endswith("BasicLauncher"):
-            try:
-                total = _sweep_tasks(config)
-            except Exception:  # a bad job reports its own error when it runs
-                total = None
+            total = (sum(j.spec.n_tasks for j in jobs)
+                     if jobs and all(j.spec is not None for j in jobs) else None)
             from tqdm.auto import tqdm
 
             _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="task")

@@ -8,9 +8,10 @@ ordinary :class:`~privpub.experiments.spec.ExperimentSpec` s (one per output kin
 must
 all take that kind), whose cells are the paper experiments' cells where they compute the same
 thing, so the runner copies what a paper experiment already computed.
-:func:`run_leaderboard` runs what is missing, quick-audits what it ranks and no stored audit
-speaks for (:func:`audit_unaudited`) and has :mod:`privpub.plots.leaderboard` write the
-pages.
+:func:`run_leaderboard` checks every selected task and ``--add`` name before any task runs
+(:mod:`privpub.experiments.preflight`), runs what is missing, quick-audits what it ranks and
+no stored audit speaks for (:func:`audit_unaudited`) and has :mod:`privpub.plots.leaderboard`
+write the pages.
 The rules (notions never ranked together, refuted claims never ranked, hindsight tuning,
 aggregates): docs/design.md ("Leaderboards").
 """
@@ -36,6 +37,7 @@ __all__ = [
     "task_names",
     "load_task",
     "qualifying",
+    "check_added",
     "compile_task",
     "board_of",
     "evaluate_task_claims",
@@ -206,31 +208,119 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
     for name, info in sorted(mechanisms().items()):
         if info.input_kind != task.input_kind:
             continue
-        if info.output_kind not in task.output_kinds:
-            reason = f"outputs {info.output_kind}, the task ranks {', '.join(task.output_kinds)}"
-        elif info.privacy not in task.notions:
-            reason = f"claims {info.privacy}, the task ranks {', '.join(task.notions)}"
-        elif info.unranked:
-            reason = info.unranked
-        elif name in task.exclude:
-            reason = str(task.exclude[name])
-        elif info.role == "reference":
-            reason = "a reference (the truth or a non-private yardstick), not a release method"
-        else:
-            required = [k for k, d in info.parameters.items() if d is _EMPTY and
-                        k not in _fixed_keys(task, name)]
-            reason = (f"needs {', '.join(required)}, which the task does not fix"
-                      if required else None)
-        if reason is None:
+        why = _why_not(task, name, info)
+        if why is None:
             ranked.append(name)
         else:
-            left_out[name] = reason
+            left_out[name] = why[1]
     for name in add:
-        get_mechanism(name)  # an unknown name fails naming the closest ones
+        info = get_mechanism(name)  # an unknown name fails naming the closest ones
         if name not in ranked:
-            why = left_out.get(name, f"its input is not {task.input_kind}")
+            why = left_out.get(name) or _why_not(task, name, info)[1]
             raise ConfigError(f"--add {name}: it does not fit task {task.name!r}: {why}")
     return ranked, left_out
+
+
+#: The kinds of reason a task does not rank a mechanism, in the order they are told.
+_REASONS = ("input", "output", "notion", "unranked", "excluded", "reference", "needs")
+
+
+def _why_not(task: Task, name: str, info) -> tuple[str, str] | None:
+    """Why ``task`` does not rank mechanism ``name`` (``info``: its registration), as
+    ``(kind of reason, reason)``; None when it does. The kinds: :data:`_REASONS`
+    (``unranked``: the registration's own reason not to rank it)."""
+    if info.input_kind != task.input_kind:
+        return "input", f"its input is not {task.input_kind}"
+    if info.output_kind not in task.output_kinds:
+        return "output", (f"outputs {info.output_kind}, the task ranks "
+                          f"{', '.join(task.output_kinds)}")
+    if info.privacy not in task.notions:
+        return "notion", f"claims {info.privacy}, the task ranks {', '.join(task.notions)}"
+    if info.unranked:
+        return "unranked", info.unranked
+    if name in task.exclude:
+        return "excluded", str(task.exclude[name])
+    if info.role == "reference":
+        return "reference", "a reference (the truth or a non-private yardstick), not a " \
+                            "release method"
+    required = [k for k, d in info.parameters.items()
+                if d is _EMPTY and k not in _fixed_keys(task, name)]
+    if required:
+        return "needs", f"needs {', '.join(required)}, which the task does not fix"
+    return None
+
+
+def check_added(tasks: list[Task], add=()) -> tuple[dict[str, list[str]], list[str]]:
+    """Check each ``--add`` mechanism against every task of ``tasks`` before any runs.
+
+    Returns ``({task: the added mechanisms it ranks}, lines)``, ``lines`` saying for each
+    added mechanism that fits some tasks which it joins and, one line per reason, which it
+    does not. A mechanism that fits none of them (or an unknown name) is one
+    :class:`~privpub.errors.ConfigError` with a line per reason, e.g. ``my_mech claims
+    record-DP; node_dp_degree ranks node-DP, none``.
+    """
+    from privpub.errors import UnknownNameError
+    from privpub.registry import get_mechanism
+
+    fits: dict[str, list[str]] = {t.name: [] for t in tasks}
+    lines, errors = [], []
+    for name in dict.fromkeys(add):
+        try:
+            info = get_mechanism(name)
+        except UnknownNameError as exc:
+            errors.append(f"--add {exc}")
+            continue
+        joins, reasons = [], {}
+        for task in tasks:
+            why = _why_not(task, name, info)
+            if why is None:
+                joins.append(task.name)
+                fits[task.name].append(name)
+            else:
+                reasons.setdefault(why[0], []).append((task, why[1]))
+        explained = _reason_lines(name, info, reasons)
+        if not joins:
+            of = (f"task {tasks[0].name}" if len(tasks) == 1
+                  else f"any of the {len(tasks)} tasks")
+            errors.append("\n".join([f"--add {name}: it does not fit {of}:", *explained]))
+        elif reasons:
+            lines += [f"--add {name}: joins {', '.join(joins)}; not the other "
+                      f"{len(tasks) - len(joins)} task(s):", *explained]
+        else:
+            lines.append(f"--add {name}: joins every task ({', '.join(joins)})")
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return fits, lines
+
+
+def _reason_lines(name: str, info, reasons: dict[str, list]) -> list[str]:
+    """One indented line per kind of reason (:func:`_why_not`) naming the tasks it holds
+    for: ``my_mech claims record-DP; node_dp_degree ranks node-DP, none``."""
+    clauses = {  # kind: (what the mechanism is, the tasks' verb, what each task has)
+        "input": (f"takes {info.input_kind}", "takes", lambda t: t.input_kind),
+        "output": (f"outputs {info.output_kind}", "ranks", lambda t: ", ".join(t.output_kinds)),
+        "notion": (f"claims {info.privacy}", "ranks", lambda t: ", ".join(t.notions)),
+    }
+    lines = []
+    for kind, found in sorted(reasons.items(), key=lambda item: _REASONS.index(item[0])):
+        if kind in clauses:
+            own, verb, value = clauses[kind]
+            groups: dict[str, list[str]] = {}
+            for task, _ in found:
+                groups.setdefault(value(task), []).append(task.name)
+            text = f"{name} {own}; " + "; ".join(
+                f"{', '.join(names)} {verb if len(names) == 1 else verb[:-1]} {v}"
+                for v, names in groups.items())
+        elif kind == "reference":
+            text = f"{name} is {found[0][1]}: no task ranks one"
+        elif kind == "unranked":  # the registration's reason, the same for every task
+            text = f"{name} is not ranked: {found[0][1]}"
+        elif kind == "excluded":
+            text = "; ".join(f"{t.name} excludes {name}: {why}" for t, why in found)
+        else:  # needs parameters a task does not fix
+            text = "; ".join(f"{name} {why.replace('the task', t.name)}" for t, why in found)
+        lines.append(f"  {text}")
+    return lines
 
 
 def _fixed_keys(task: Task, name: str) -> set[str]:
@@ -398,7 +488,10 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     stored audit speaks for (unless ``audit`` is False: it is then "not audited") and write
     ``<results_dir>/leaderboard/``, whose pages and CSV also keep every other task already
     stored at ``scale``. A series whose claim the stored audit refutes is not ranked, nor
-    among the series a task's claim compares.
+    among the series a task's claim compares. Before any task runs, the task and ``add``
+    names, where each added mechanism fits (:func:`check_added`: ``echo`` says which tasks
+    it joins) and every task's specs and data files are checked: a problem is one
+    :class:`~privpub.errors.PrivpubError` naming each once.
 
     Returns ``{"index": index path, "csv": csv path, "tops": {task: ...}, "refuted":
     {task: [...]}, "summaries": [...], "claims": {task: [...]}, "seconds": ...}``."""
@@ -412,28 +505,29 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     from privpub.registry import import_plugins
 
     t0 = time.perf_counter()
-    check_writable(results_dir)
     import_plugins(plugins)
-    names = list(tasks) or task_names()
-    loaded = [load_task(n) for n in names]
+    names = list(dict.fromkeys(tasks)) or task_names()
+    loaded = _load_tasks(names, add)
+    fits, lines = check_added(loaded, add)  # before any task runs, as is everything below
+    for line in lines:
+        echo(line)
+    specs = _preflight(loaded, scale, fits, results_dir=results_dir, seed=seed,
+                       data_dir=data_dir)
+    check_writable(results_dir)  # the last check before the first write
     shown = names + [n for n in task_names() if n not in names and (  # stored before
         store_dir(results_dir, STORE_PREFIX + n, scale) / "store").is_dir()]
     boards, claims, summaries = [], {}, []
     for task in loaded + [load_task(n) for n in shown[len(names):]]:
-        fits = [a for a in add if _fits(task, a)]
-        for spec in compile_task(task, scale, fits) if task.name in names else ():
+        mine = fits.get(task.name, [a for a in add if _fits(task, a)])
+        for spec in specs.get(task.name, ()):
             summary = run_experiment(spec, results_dir=results_dir, seed=seed, n_jobs=n_jobs,
                                      data_dir=data_dir, progress=progress, plugins=plugins)
             summaries.append(summary)
             echo(summary.describe())
-        board = board_of(task, scale, fits)
+        board = board_of(task, scale, mine)
         board["frame"] = ResultStore(store_dir(results_dir, STORE_PREFIX + task.name, scale)
                                      / "store").load()
         boards.append((task, board))
-    unused = [a for a in add if not any(_fits(t, a) for t in loaded)]
-    if unused:
-        raise ConfigError(f"--add {', '.join(unused)}: fits none of the tasks "
-                          f"{', '.join(names)}")
     if audit:  # what the tasks run here rank (the others' were audited when they ran)
         audit_unaudited([b for t, b in boards if t.name in names], results_dir=results_dir,
                         n_jobs=n_jobs, plugins=plugins, echo=echo)
@@ -452,6 +546,52 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
                                 results_dir=results_dir)
     return {**written, "summaries": summaries, "claims": claims,
             "seconds": time.perf_counter() - t0, "boards": boards}
+
+
+def _load_tasks(names, add=()) -> list[Task]:
+    """:func:`load_task` of every name; every unknown task or bad file, and every unknown
+    mechanism name of ``add``, in one :class:`~privpub.errors.ConfigError`."""
+    from privpub.errors import UnknownNameError
+    from privpub.registry import get_mechanism
+
+    loaded, errors = [], []
+    for name in names:
+        try:
+            loaded.append(load_task(name))
+        except ConfigError as exc:
+            errors.append(str(exc))
+    for name in dict.fromkeys(add):
+        try:
+            get_mechanism(name)
+        except UnknownNameError as exc:
+            errors.append(f"--add {exc}")
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return loaded
+
+
+def _preflight(tasks: list[Task], scale: str, fits: dict, *, results_dir, seed: int,
+               data_dir) -> dict[str, list]:
+    """Every task's specs (:func:`compile_task`, with the ``--add`` mechanisms it ranks)
+    and the data files of all of them checked before the first task runs
+    (:mod:`privpub.experiments.preflight`): one error naming each problem once and the
+    tasks it stops. Returns ``{task: specs}``."""
+    from privpub.errors import DataError, PrivpubError
+    from privpub.experiments.preflight import Job, check_data, report
+
+    jobs, specs = [], {}
+    for task in tasks:
+        try:
+            specs[task.name] = compile_task(task, scale, fits.get(task.name, ()))
+        except PrivpubError as exc:
+            jobs.append(Job(task.name, error=str(exc)))
+            continue
+        jobs += [Job(task.name, spec, seed=seed, results_dir=str(results_dir),
+                     data_dir=data_dir) for spec in specs[task.name]]
+    text = report(jobs, check_data(jobs), noun="task")
+    if text:
+        raise (ConfigError if any(j.error for j in jobs) else DataError)(text)
+    return specs
 
 
 def _fits(task: Task, name: str) -> bool:
@@ -535,7 +675,7 @@ def cmd_leaderboard(args, out) -> int:
                                  n_jobs=args.n_jobs, seed=args.seed, data_dir=data_dir,
                                  audit=args.audit, echo=lambda line: print(line, file=out))
     except PrivpubError as exc:
-        print(f"privpub leaderboard: {str(exc).splitlines()[0]}", file=sys.stderr)
+        print(f"privpub leaderboard: {exc}", file=sys.stderr)
         return 2
     for line in closing_lines(result, args.scale):
         print(line, file=out)

@@ -28,7 +28,7 @@ from privpub.experiments.task_claims import TaskClaims
 from privpub.registry import import_plugins
 
 __all__ = ["RunSummary", "run_experiment", "run_task", "store_dir", "code_version",
-           "worker_plugins"]
+           "check_size", "worker_plugins"]
 
 
 @dataclass
@@ -203,10 +203,7 @@ def run_experiment(
     """
     t0 = time.perf_counter()
     import_plugins(plugins)
-    if spec.n_tasks > MAX_TASKS and not force:
-        raise ConfigError(
-            f"{spec.name} [{spec.scale}] has {spec.n_tasks:,} tasks, more than "
-            f"{MAX_TASKS:,}; lower experiment.repetitions or the grid, or pass force=true")
+    check_size(spec, force=force)
     store = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store")
     planned_at = time.time()
     plan = plan_tasks(spec, store, seed=int(seed), rerun=rerun)
@@ -251,6 +248,15 @@ def run_experiment(
 MAX_TASKS = 10**7
 #: Above this estimated wall time (seconds: the measured time per task x tasks / jobs) too.
 MAX_SECONDS = 86400.0
+
+
+def check_size(spec: ExperimentSpec, *, force: bool = False) -> None:
+    """A :class:`ConfigError` when ``spec`` has more than :data:`MAX_TASKS` tasks, unless
+    ``force`` (a multirun checks every job with it before the first runs)."""
+    if spec.n_tasks > MAX_TASKS and not force:
+        raise ConfigError(
+            f"{spec.name} [{spec.scale}] has {spec.n_tasks:,} tasks, more than "
+            f"{MAX_TASKS:,}; lower experiment.repetitions or the grid, or pass force=true")
 
 
 def _check_expected_time(spec: ExperimentSpec, where: Path, n_tasks: int, n_jobs: int) -> None:

@@ -290,7 +290,8 @@ def run_task(
             (output.value, _reported(output)) if isinstance(output, Release) else (output, {})
         )
         _check_release(info, release, out.ledger)
-        out.verified = verify_release(info.privacy, data, release, cell.params)
+        out.verified = verify_release(info.privacy, data, release,
+                                      _called_with(info, cell.params))
         out.values = _metric_values(cell, info, release, extra, metrics, source, metric_ss)
         if keep_releases:
             out.kept, out.truth_row = _kept_release(cell, rep, info, release, source, base)
@@ -383,6 +384,15 @@ _PYTHON_TYPE = {
     Kind.DEGREE_SEQUENCE: "privpub.types.DegreeSequence", Kind.RANKING: "privpub.types.Ranking",
     Kind.CLASSIFIER: "an object with predict()", Kind.JOINT_DEGREE: "privpub.types.JointDegree",
 }
+
+
+def _called_with(info, params: dict) -> dict:
+    """The parameters a mechanism ran with: its signature defaults, then the cell's (a
+    verifier reads ``k`` also when the mechanism's default set it)."""
+    import inspect
+
+    return {**{k: v for k, v in info.parameters.items() if v is not inspect.Parameter.empty},
+            **params}
 
 
 def _check_release(info, release, ledger: PrivacyLedger | None) -> None:

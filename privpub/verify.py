@@ -53,6 +53,11 @@ def verify_release(notion: str, original, release, params: dict) -> bool | None:
     if notion not in (K_ANONYMITY, SMOOTH_K_ANONYMITY):
         return None
     check = _VERIFIERS.get((notion, kind_of(release)))
+    if check is None:  # a verifier may live in a module not imported yet (tables: mondrian's)
+        from privpub.registry import load_plugins
+
+        load_plugins()
+        check = _VERIFIERS.get((notion, kind_of(release)))
     if check is None:
         raise PrivpubError(f"no verifier for {notion} releases of kind {kind_of(release)}")
     check(original, release, params)

@@ -305,3 +305,20 @@ def test_limits_and_progress_as_key_value_like_run_py():
     assert args.task_memory == float("inf") and args.executor == "process"
     args = parse_args(*_parser(), ["audit"])
     assert args.progress is True and args.task_timeout is None
+
+
+def test_every_unknown_or_non_dp_name_is_said_before_any_audit_runs(tmp_path, capsys):
+    """An unknown name among good ones stopped at the first; now every bad name is a line
+    of one error, and nothing is audited."""
+    code = main(["audit", "--quick", "truncation", "nosuch_mech", "mondrian", "theta_histogrm",
+                 "--results-dir", str(tmp_path)], out=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    lines = err.splitlines()
+    assert lines[0] == "privpub audit: unknown mechanism 'nosuch_mech'"
+    assert lines[1].startswith("unknown mechanism 'theta_histogrm' (did you mean "
+                               "theta_histogram")
+    assert lines[2] == ("mechanism 'mondrian' claims 'k-anonymity', not a DP notion: the "
+                        "audit checks epsilon-DP claims only")
+    assert lines[3].startswith("DP mechanisms: ") and "truncation" in lines[3]
+    assert not (tmp_path / "audit").exists()

@@ -196,11 +196,14 @@ def test_missing_data_file_fails_once_before_running(tmp_path):
     assert "adult/adult.data.gz" in proc.stderr and "archive.ics.uci.edu" in proc.stderr
     assert str(empty) in proc.stderr and "FAILED" not in proc.stdout + proc.stderr
     assert not (tmp_path / "res" / "epasto2022_fig3c" / "smoke" / "store").exists()
-    # inside a multirun: the same one line, and the sweep exits 2
+    # inside a multirun: checked before the first job, the file named once, exit 2
     multi = run("-m", *args, "mechanism.epsilon=1,2")
-    assert multi.returncode == 2 and "Traceback" not in multi.stderr
-    assert multi.stderr.count(line) == 2  # each job says it once
-    assert "2 job(s) stopped by an error" in multi.stderr
+    head = one_line_error(multi)
+    assert head == "privpub: error: none of the 2 jobs can run:"
+    assert "  every job: needs adult_binary" in multi.stderr
+    assert multi.stderr.count("adult/adult.data.gz  [MISSING]") == 1
+    assert line.removeprefix("privpub: error: ") in multi.stderr
+    assert "Launching" not in multi.stdout + multi.stderr  # no job started
 
 
 @pytest.mark.slow

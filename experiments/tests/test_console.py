@@ -249,6 +249,19 @@ def test_reproduce_runs_the_paper_after_saying_how_long_and_what_data_is_missing
     assert cmd == ["-m", "experiment=glob(day2016_*)", "scale=smoke", f"results_dir={tmp_path}"]
 
 
+def test_reproduce_with_a_bad_override_stops_before_any_experiment_runs(tmp_path, capsys):
+    """It printed the same error once per experiment of the paper; now the sweep is
+    checked before its first job and the error is said once."""
+    code, text = run("reproduce", "qardaji2012", "--scale", "smoke", "+mechanism.thetaa=3",
+                     f"results_dir={tmp_path}", "progress=false")
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("privpub: error: none of the 5 jobs can run:\n")
+    assert "  #0 (experiment=qardaji2012_fig1), #1 (experiment=qardaji2012_fig2): no selected " \
+           "mechanism takes thetaa" in err
+    assert not any(p.name.startswith("qardaji2012") for p in tmp_path.iterdir())
+
+
 def test_expected_time_comes_from_the_timing_table():
     assert console.expected_time("day2016", "paper").startswith("20.4 min from an empty store")
     assert "not measured" in console.expected_time("day2016", "smoke")

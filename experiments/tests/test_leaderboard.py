@@ -173,6 +173,86 @@ def test_add_of_a_mechanism_that_does_not_fit_says_why():
         qualifying(load_task("private_tree"), ["randomized_response_edge"])
 
 
+#: A plug-in that fits no task: a degree histogram of a graph that claims record-DP.
+RECORD_DP_GRAPH_PLUGIN = '''
+from privpub.noise import laplace_mechanism
+from privpub.registry import RECORD_DP, register_mechanism
+from privpub.types import DegreeHistogram, Kind
+
+
+@register_mechanism("record_dp_graph_histogram", input_kind=Kind.GRAPH,
+                    output_kind=Kind.DEGREE_HISTOGRAM, privacy=RECORD_DP)
+def record_dp_graph_histogram(graph, *, epsilon, rng, ledger=None):
+    counts = graph.degree_histogram().counts
+    return DegreeHistogram(laplace_mechanism(counts, sensitivity=2, epsilon=epsilon, rng=rng,
+                                             ledger=ledger))
+'''
+
+
+def test_add_of_a_mechanism_that_fits_no_task_stops_before_any_task_saying_why(
+        tmp_path, capsys):
+    """It ran all 84 tasks, then said "fits none of the tasks" without a reason. Now
+    nothing runs and each reason is one line naming the tasks it holds for."""
+    plugin = tmp_path / "outside" / "record_dp_graph.py"
+    plugin.parent.mkdir()
+    plugin.write_text(RECORD_DP_GRAPH_PLUGIN)
+    results = tmp_path / "results"
+    code = main(["leaderboard", "--scale", "smoke", "--no-audit", "--plugins", str(plugin),
+                 "--add", "record_dp_graph_histogram", "--results-dir", str(results)],
+                out=io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    name = "record_dp_graph_histogram"
+    assert f"privpub leaderboard: --add {name}: it does not fit any of the 6 tasks:" in err
+    assert (f"  {name} takes graph; private_tree, table_release take table; "
+            "sparse_anonymization takes binary_matrix") in err
+    assert (f"  {name} outputs degree_histogram; dp_synthetic_graph ranks joint_degree, graph; "
+            "private_topk ranks ranking") in err
+    assert f"  {name} claims record-DP; node_dp_degree ranks node-DP, none" in err
+    assert not results.exists()  # nothing ran
+    code = main(["leaderboard", "node_dp_degree", "--scale", "smoke", "--plugins", str(plugin),
+                 "--add", name, "--results-dir", str(results)], out=io.StringIO())
+    assert code == 2 and not results.exists()
+    assert capsys.readouterr().err.splitlines() == [
+        f"privpub leaderboard: --add {name}: it does not fit task node_dp_degree:",
+        f"  {name} claims record-DP; node_dp_degree ranks node-DP, none"]
+
+
+def test_add_of_a_mechanism_that_fits_some_tasks_says_which_it_joins():
+    tasks = [load_task(n) for n in task_names()]
+    fits, lines = leaderboard.check_added(tasks, ["randomized_response_node"])
+    assert fits["sparse_anonymization"] == ["randomized_response_node"]
+    assert not any(v for k, v in fits.items() if k != "sparse_anonymization")
+    assert lines == [
+        "--add randomized_response_node: joins sparse_anonymization; not the other 5 task(s):",
+        "  randomized_response_node takes binary_matrix; dp_synthetic_graph, node_dp_degree, "
+        "private_topk take graph; private_tree, table_release take table"]
+    with pytest.raises(ConfigError) as caught:  # its registration says why it is not ranked
+        leaderboard.check_added([load_task("node_dp_degree")], ["theta_cumulative_oracle"])
+    assert str(caught.value).splitlines() == [
+        "--add theta_cumulative_oracle: it does not fit task node_dp_degree:",
+        "  theta_cumulative_oracle is not ranked: "
+        f"{mechanisms()['theta_cumulative_oracle'].unranked}"]
+
+
+def test_a_leaderboards_missing_data_stops_it_before_any_task_naming_each_file_once(tmp_path):
+    """Every selected task's specs and data files are checked before the first runs."""
+    from privpub.errors import DataError
+
+    empty = tmp_path / "no_data"
+    empty.mkdir()
+    with pytest.raises(DataError) as caught:
+        leaderboard.run_leaderboard(["node_dp_degree", "private_topk"], scale="small",
+                                    data_dir=str(empty), results_dir=tmp_path / "results",
+                                    audit=False, echo=lambda line: None)
+    text = str(caught.value)
+    assert text.startswith("none of the 2 tasks can run:\n  node_dp_degree: needs ")
+    assert "\n  private_topk: needs " in text and text.count("To fix:") == 1
+    missing = [line for line in text.splitlines() if "[MISSING]" in line]
+    assert len(missing) == len(set(missing)) > 0  # each file once
+    assert not (tmp_path / "results").exists()
+
+
 def test_unknown_task_is_one_line():
     with pytest.raises(ConfigError, match="unknown task 'node_dp'.*did you mean"):
         load_task("node_dp")
