@@ -141,6 +141,37 @@ def test_a_dying_task_is_one_failed_row_and_a_rerun_heals_it(plugin_dir, tmp_pat
     _assert_same_values(second.store, spec, tmp_path)
 
 
+def _close_pipe_then_die(i, marker):
+    if marker:  # the pipe to the parent closes now, the process ends a second later
+        os.closerange(3, 65536)
+        Path(marker).touch()
+        time.sleep(1)
+        os._exit(3)
+    return i
+
+
+def test_a_task_sent_to_a_worker_that_just_died_runs_elsewhere(tmp_path, monkeypatch):
+    """A quick task's worker gets its next task sent ahead; when the task it runs has just
+    killed it (its pipe is closed, its death not yet reported), that next task is not lost
+    and does not stop the run: it runs on another worker."""
+    from privpub.experiments import pool
+
+    monkeypatch.setattr(pool, "PREFETCH_SECONDS", 3600.0)  # always send ahead
+    marker = tmp_path / "closed"
+
+    def tasks():
+        yield 0, ""
+        yield 1, str(marker)
+        assert _wait_for(marker.exists, 300)  # task 2 is sent ahead only once 1 has closed
+        yield 2, ""
+
+    out = list(pool.run_isolated(_close_pipe_then_die, tasks(), {}, n_jobs=1,
+                                 on_failure=lambda task, reason: (task, reason)))
+    assert sorted(o for o in out if isinstance(o, int)) == [0, 2]
+    assert [o for o in out if isinstance(o, tuple)] == [
+        ((1, str(marker)), "worker exited with code 3 in the middle of the task")]
+
+
 def test_kill_9_of_a_worker_mid_task_fails_that_task_only(plugin_dir, tmp_path):
     """A worker killed from outside while it runs a task (and holds the next one, sent
     ahead): the running task fails, the one behind it runs elsewhere."""
@@ -292,6 +323,14 @@ def _left_in_group(pgid: int) -> list[str]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             left.append(entry.name)
     return left
+
+
+def _wait_for(condition, seconds: float) -> bool:
+    """Poll ``condition`` until it holds or ``seconds`` pass; whether it holds."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
 
 
 def _gone(pgid: int, seconds: float = 10) -> bool:
