@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from privpub.experiments.store import ResultStore
-from privpub.experiments.tests.conftest import TOY
+from privpub.experiments.tests.conftest import TOY, with_ctrl_c
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,8 +165,8 @@ def test_ctrl_c_stops_stores_what_finished_and_says_how_to_resume(tmp_path):
             "grid: {tag: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}}]",
             "~experiment.grid", "experiment.metrics=[jaccard]",
             "experiment.plots=[{x: tag, metric: jaccard}]"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(with_ctrl_c(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     store = tmp_path / "default" / "smoke" / "store"
     deadline = time.monotonic() + 600  # however busy the machine (idle: a few seconds)
     while (not list(store.glob("part-*.parquet")) and proc.poll() is None

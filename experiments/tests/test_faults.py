@@ -20,6 +20,7 @@ import pytest
 from privpub.experiments.runner import run_experiment
 from privpub.experiments.spec import resolve_experiment
 from privpub.experiments.store import ResultStore
+from privpub.experiments.tests.conftest import with_ctrl_c
 from privpub.registry import load_plugins
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -370,7 +371,7 @@ def test_ctrl_c_at_any_n_jobs_exits_130_at_once_leaving_no_process(plugin_dir, t
 
     started = tmp_path / "started"
     started.mkdir()
-    args = _run_py(tmp_path / "run", pause=600, n_jobs=1000, started=started)
+    args = with_ctrl_c(_run_py(tmp_path / "run", pause=600, n_jobs=1000, started=started))
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env=_env(plugin_dir))
     try:
