@@ -31,6 +31,8 @@ STARTUP_SECONDS = 120.0
 #: A worker whose last task took less than this gets its next task before it asks (the
 #: round trip of short tasks is hidden; a long task never waits behind another).
 PREFETCH_SECONDS = 0.5
+#: How long a dead worker's exit code may take to arrive (it names the cause in the row).
+DEATH_REPORT_SECONDS = 30.0
 
 _PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 4096 / 2**20
 
@@ -121,15 +123,22 @@ class _Worker:
         self.ready = False  # has imported the run's modules (the time limit applies)
         self.last_seconds = math.inf  # how long its last task took
 
-    def send(self, item: tuple, setup: tuple, run_id: int, code: dict) -> None:
+    def send(self, item: tuple, setup: tuple, run_id: int, code: dict) -> bool:
+        """Send ``item`` (after the run's setup, if this worker has not had it); False when
+        the worker has died and closed its pipe (its death may not be reported yet)."""
+        try:
+            if self.run_id != run_id:
+                self.conn.send(setup)
+            self.conn.send(("task", *item))
+        except (BrokenPipeError, ConnectionResetError):
+            return False
         if self.run_id != run_id:
-            self.conn.send(setup)
             self.run_id, self.ready = run_id, False
             self.code.update(code)
         if not self.queue:
             self.started = time.monotonic()
         self.queue.append(item)
-        self.conn.send(("task", *item))
+        return True
 
     def kill(self) -> None:
         try:
@@ -238,13 +247,20 @@ def run_isolated(
         while True:
             while len(busy) < n_jobs and (item := next_task()) is not None:
                 worker = _idle_worker(ctx, busy, n_jobs)
-                worker.send(item, setup, run_id, code)
+                if not worker.send(item, setup, run_id, code):  # died while idle
+                    if worker.run_id is None:
+                        raise RuntimeError("a new worker process ended before its first task")
+                    retry.appendleft(item)
+                    _POOL.remove(worker)
+                    worker.kill()
+                    continue
                 busy[worker.proc.sentinel] = worker
             for worker in busy.values():  # a short task's successor waits in the pipe
                 if len(worker.queue) == 1 and worker.last_seconds < PREFETCH_SECONDS:
                     if (item := next_task()) is None:
                         break
-                    worker.send(item, setup, run_id, code)
+                    if not worker.send(item, setup, run_id, code):  # its task just killed it
+                        retry.appendleft(item)  # not started: the death is handled below
             if not busy:
                 break
             timeout = _next_check(busy.values(), task_timeout, task_memory)
@@ -299,6 +315,7 @@ def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_fa
     """The results ``worker`` has now: its answers, or the failure of its running task
     when it died or passed a limit (then it is killed, and the tasks queued behind go to
     ``retry``)."""
+    closed = False  # the worker closed its end of the pipe: it is dying
     if worker.conn in ready:
         try:
             while worker.queue and worker.conn.poll():
@@ -310,12 +327,12 @@ def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_fa
                 worker.last_seconds, worker.started = now - worker.started, now
                 yield value if kind == "done" else on_failure(task, value)
         except (EOFError, OSError):
-            pass  # died while answering: handled as a death below
+            closed = True  # died while answering: handled as a death below
     if not worker.queue:
         return
     reason = None
-    if worker.proc.sentinel in ready or not worker.proc.is_alive():
-        worker.proc.join(1)
+    if closed or worker.proc.sentinel in ready or not worker.proc.is_alive():
+        worker.proc.join(DEATH_REPORT_SECONDS)  # its exit code comes through the forkserver
         reason = death_cause(worker.proc.exitcode, oom[0])
         oom[0] = _oom_kills()
     elif task_timeout and time.monotonic() - worker.started > _limit(worker, task_timeout):

@@ -1,3 +1,5 @@
+import sys
+
 import pytest
 
 from privpub.registry import load_plugins
@@ -24,3 +26,13 @@ def toy_experiment(**overrides):
     }
     exp.update(overrides)
     return exp
+
+
+def with_ctrl_c(args: list[str]) -> list[str]:
+    """The command ``args`` (``args[0]`` a Python) run with Ctrl-C restored. A process
+    started with SIGINT ignored (a shell's background job, ``nohup``) passes that on across
+    exec, and Python then never raises KeyboardInterrupt: a test that sends Ctrl-C to the
+    command would wait for nothing."""
+    restore = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+               "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", restore, *args]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from privpub.experiments.store import ResultStore
-from privpub.experiments.tests.conftest import TOY
+from privpub.experiments.tests.conftest import TOY, with_ctrl_c
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,15 +165,21 @@ def test_ctrl_c_stops_stores_what_finished_and_says_how_to_resume(tmp_path):
             "grid: {tag: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}}]",
             "~experiment.grid", "experiment.metrics=[jaccard]",
             "experiment.plots=[{x: tag, metric: jaccard}]"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(with_ctrl_c(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     store = tmp_path / "default" / "smoke" / "store"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # however busy the machine (idle: a few seconds)
     while (not list(store.glob("part-*.parquet")) and proc.poll() is None
            and time.monotonic() < deadline):
         time.sleep(0.2)  # wait until some work is stored (flushes follow finished tasks)
-    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
-    out, err = proc.communicate(timeout=120)
+    try:
+        assert proc.poll() is None, proc.communicate()[1]
+        assert list(store.glob("part-*.parquet")), "nothing stored in 10 minutes"
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     line = next(x for x in err.splitlines() if x.startswith("privpub: interrupted:"))
