@@ -635,6 +635,9 @@ class _Unset:
     def __init__(self, default):
         self.default = default
 
+    def __str__(self) -> str:  # ``%(default)s`` in a flag's help
+        return str(self.default)
+
 
 class _UsageError(Exception):
     """A bad key=value: one line on stderr, exit 2."""
@@ -672,7 +675,10 @@ def parse_args(parser: argparse.ArgumentParser, commands: dict, argv: list[str])
         if not _same(seen.get(key, value), value):
             raise _UsageError(f"privpub {args.command}: {key}= is given twice, differently")
         seen[key] = value
-        if isinstance(given, _Unset) and value not in (None, False, []):
+        if isinstance(given, _Unset) and value is False and default is True:
+            tokens += [_negative(sub, flag)]  # key=false of a --flag/--no-flag switch
+        elif isinstance(given, _Unset) and not (value is None or value is False
+                                                or value == []):  # 0 is a value
             tokens += [flag] if value is True else [flag, *map(str, _as_list(value))]
     if tokens:
         args = parser.parse_args([*rest, *tokens])  # argparse checks types and choices
@@ -682,6 +688,15 @@ def parse_args(parser: argparse.ArgumentParser, commands: dict, argv: list[str])
     if passed:
         args.overrides = [*passed, *args.overrides]
     return args
+
+
+def _negative(parser: argparse.ArgumentParser, flag: str) -> str:
+    """The ``--no-<flag>`` of a switch (``argparse.BooleanOptionalAction``) that is on by
+    default."""
+    for action in parser._actions:
+        if flag in action.option_strings:
+            return next(o for o in action.option_strings if o.startswith("--no-"))
+    raise ValueError(flag)
 
 
 def _dest(flag: str) -> str:
@@ -767,6 +782,9 @@ def main(argv: list[str] | None = None, *, out=None) -> int:
         raise
     except BrokenPipeError:  # `privpub list | head`
         return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
+        print(f"privpub {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

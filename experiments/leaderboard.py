@@ -497,6 +497,7 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     {task: [...]}, "summaries": [...], "claims": {task: [...]}, "seconds": ...}``."""
     import time
 
+    from privpub.experiments.cli import check_writable
     from privpub.experiments.runner import run_experiment, store_dir
     from privpub.experiments.store import ResultStore
     from privpub.plots.leaderboard import board_standing, stored_records, write_leaderboard
@@ -512,6 +513,7 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
         echo(line)
     specs = _preflight(loaded, scale, fits, results_dir=results_dir, seed=seed,
                        data_dir=data_dir)
+    check_writable(results_dir)  # the last check before the first write
     shown = names + [n for n in task_names() if n not in names and (  # stored before
         store_dir(results_dir, STORE_PREFIX + n, scale) / "store").is_dir()]
     boards, claims, summaries = [], {}, []

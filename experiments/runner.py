@@ -28,7 +28,7 @@ from privpub.experiments.task_claims import TaskClaims
 from privpub.registry import import_plugins
 
 __all__ = ["RunSummary", "run_experiment", "run_task", "store_dir", "code_version",
-           "check_size"]
+           "check_size", "worker_plugins"]
 
 
 @dataclass
@@ -302,13 +302,18 @@ def _failed(common: dict, task: tuple, reason: str) -> list[dict]:
 
 
 def _worker_plugins(spec: ExperimentSpec, plugins) -> tuple[str, ...]:
-    """``plugins`` plus the module that registers each mechanism of ``spec`` outside
-    privpub (one the caller imported itself, or an installed plug-in's: a worker imports it
+    """:func:`worker_plugins` of ``spec``'s mechanisms."""
+    return worker_plugins(dict.fromkeys(cell.mechanism for cell in spec.cells), plugins)
+
+
+def worker_plugins(mechanisms, plugins) -> tuple[str, ...]:
+    """``plugins`` plus the module that registers each of ``mechanisms`` outside privpub
+    (one the caller imported itself, or an installed plug-in's: a worker imports it
     first instead of looking for it)."""
     from privpub.registry import get_mechanism
 
     modules = list(plugins)
-    for name in dict.fromkeys(cell.mechanism for cell in spec.cells):
+    for name in mechanisms:
         module = get_mechanism(name).registered_by
         if module.split(".")[0] not in _PROJECT and module != "__main__" \
                 and module not in modules:

@@ -376,3 +376,13 @@ def test_a_plugin_the_quick_audit_refutes_is_set_aside_not_ranked(
            "(outside_laplace_sequence" in notions
     index = (board / "index.html").read_text()
     assert "claims node-DP, refuted by the audit" in index and witness in index
+
+
+def test_a_results_dir_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    code = main(["leaderboard", "node_dp_degree", "--scale", "smoke", "--results-dir",
+                 str(tmp_path / "file")], out=io.StringIO())
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"privpub leaderboard: results_dir {str(tmp_path / 'file')!r} "
+                                 "is a file, not a directory; pass results_dir=<a writable "
+                                 "directory>"]

@@ -25,7 +25,8 @@ registry) on neighbouring pairs of its own notion and returns a JSON-able result
 
 The result is a deterministic function of (mechanism, configuration, mode, seed), the
 running times aside. A violation carries a *witness* (the pair, the statistic, the event,
-the counts and the seeds) that :func:`replay` reproduces run for run. Rationale:
+the counts, the seeds and where the mechanism came from, :mod:`privpub.audit.origin`) that
+:func:`replay` reproduces run for run, importing a plug-in's module itself. Rationale:
 docs/audit.md.
 
 References
@@ -63,6 +64,7 @@ from privpub.audit.estimator import (
     rescored,
 )
 from privpub.audit.neighbours import Neighbourhood, get_neighbourhood, neighbourhood_for
+from privpub.audit.origin import import_origin, origin_of
 from privpub.audit.pairs import Pair, random_pairs, structured_pairs
 from privpub.audit.statistics import (
     Columns,
@@ -71,7 +73,7 @@ from privpub.audit.statistics import (
     relevant_statistics,
     score_from_json,
 )
-from privpub.errors import ConfigError
+from privpub.errors import ConfigError, UnknownNameError
 from privpub.registry import MechanismInfo, get_mechanism
 from privpub.types import Kind
 from privpub.validation import check_fraction, check_nonnegative_int
@@ -333,6 +335,24 @@ def _resolve(mechanism) -> MechanismInfo:
     return info
 
 
+def _witness_mechanism(witness: dict) -> MechanismInfo:
+    """The witness's mechanism; a plug-in's module is imported from the witness's
+    ``mechanism_origin`` (:mod:`privpub.audit.origin`) unless it is loaded already."""
+    name, origin, problem = witness["mechanism"], witness.get("mechanism_origin"), None
+    try:
+        import_origin(origin)
+    except ConfigError as exc:  # said only if the name is not found elsewhere either
+        problem = str(exc)
+    try:
+        return _resolve(name)
+    except UnknownNameError as exc:
+        if not origin:  # a witness stored before witnesses kept their mechanism's origin
+            raise ConfigError(f"{exc} (import its module with --plugins)") from None
+        problem = problem or f"its module {origin.get('module')!r} registers no such name now"
+        raise ConfigError(f"cannot replay the witness of {name!r}: {problem}; import "
+                          "where it is now with --plugins") from None
+
+
 def _test_json(test: _Test, pairs: list[Pair], level: float) -> dict:
     pair = pairs[test.pair]
     return {"pair": pair.name, "origin": pair.origin, "statistic": test.feature,
@@ -387,8 +407,9 @@ def _setup(mechanism, config, mode, seed, alpha, diagnostics, neighbourhood):
 def _witness(run: _Audit, pair: Pair, test: _Test, counts, bound: float) -> dict:
     first, second = _oriented(pair, test.candidate.swapped)
     return {
-        "mechanism": run.info.name, "privacy": run.info.privacy,
-        "neighbourhood": run.hood.name, "params": run.params, "epsilon": run.epsilon,
+        "mechanism": run.info.name, "mechanism_origin": origin_of(run.info),
+        "privacy": run.info.privacy, "neighbourhood": run.hood.name, "params": run.params,
+        "epsilon": run.epsilon,
         "pair": {"name": pair.name, "origin": pair.origin,
                  "d": inputs.encode_input(first), "d_prime": inputs.encode_input(second)},
         "statistic": test.feature, "event": test.candidate.event.to_json(),
@@ -452,7 +473,9 @@ def audit(mechanism, config: dict | None = None, *, mode: str | Plan = "quick", 
         and ``cpu_seconds`` (the only entries that vary between identical calls),
         ``power_check``, ``confirmation``, ``tests`` (the measured ones), ``pairs``,
         ``info_leaks`` (``info/`` statistics whose measured bound exceeds the claim),
-        ``witness`` (a violation's, for :func:`replay`), and the configuration.
+        ``witness`` (a violation's, for :func:`replay`), ``mechanism_origin``
+        (:func:`privpub.audit.origin.origin_of`: a plug-in's file is a path of this
+        machine), and the configuration.
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     run, mode = _setup(mechanism, config, mode, seed, alpha, diagnostics, neighbourhood)
@@ -466,8 +489,8 @@ def audit(mechanism, config: dict | None = None, *, mode: str | Plan = "quick", 
         t.counts, t.bound = _measure(sampler, pairs[t.pair], t, "measure", plan.measure,
                                      epsilon, level)
     result = {
-        "mechanism": run.info.name, "privacy": run.info.privacy,
-        "neighbourhood": run.hood.name, "params": run.params,
+        "mechanism": run.info.name, "mechanism_origin": origin_of(run.info),
+        "privacy": run.info.privacy, "neighbourhood": run.hood.name, "params": run.params,
         "caveat": run.info.caveat_for(run.params), "mode": mode, "seed": run.seed,
         "epsilon": epsilon, "alpha": run.alpha, "ci_level": 1 - run.alpha,
         "diagnostics": run.diagnostics_json(),
@@ -487,7 +510,8 @@ def audit(mechanism, config: dict | None = None, *, mode: str | Plan = "quick", 
 
 
 def replay(witness: dict) -> dict:
-    """Rerun a violation's confirmation from its witness, run for run.
+    """Rerun a violation's confirmation from its witness, run for run. A plug-in
+    mechanism that is not registered is imported from the witness's ``mechanism_origin``.
 
     Returns
     -------
@@ -496,7 +520,7 @@ def replay(witness: dict) -> dict:
         bound exceeds the claimed epsilon), ``neighbours`` (the two inputs are neighbours
         under the witness's relation) and ``epsilon``.
     """
-    info = _resolve(witness["mechanism"])
+    info = _witness_mechanism(witness)
     hood: Neighbourhood = get_neighbourhood(witness["neighbourhood"])
     params = call_parameters(info, witness["params"])
     epsilon = float(witness["epsilon"])

@@ -16,7 +16,7 @@ from pathlib import Path
 from privpub.errors import PrivpubError
 
 __all__ = ["AUDIT_DIR", "VERDICTS_FILE", "AUDIT_METRIC", "MODE_ORDER", "audit_id",
-           "config_label", "preferred",
+           "config_label", "preferred", "replay_command",
            "stored_audits", "stored_verdicts", "audit_of", "worst"]
 
 #: The audits' directory under a results directory (not an experiment: the report skips it).
@@ -46,6 +46,17 @@ def config_label(mechanism: str, config: dict) -> str:
     overrides but epsilon (every audit claims epsilon = 1)."""
     over = {k: v for k, v in config.items() if k != "epsilon"}
     return mechanism + "".join(f" {k}={v}" for k, v in sorted(over.items()))
+
+
+def replay_command(witness_id: str, results_dir=None) -> str:
+    """``privpub audit --replay <witness id>``, with ``--results-dir`` when the audits are
+    not under the default ``results``: the command that replays a stored witness as
+    printed (the witness imports its mechanism's module itself)."""
+    import shlex
+
+    where = ("" if results_dir is None or Path(results_dir) == Path("results")
+             else f" --results-dir {shlex.quote(str(results_dir))}")
+    return f"privpub audit --replay {witness_id}{where}"
 
 
 def stored_audits(results_dir) -> list[dict]:
