@@ -23,8 +23,8 @@ from privpub.experiments.executors import run_trials
 from privpub.experiments.reuse import plan_trials
 from privpub.experiments.spec import ExperimentSpec
 from privpub.experiments.store import ResultStore, StoreWriter
-from privpub.experiments.task_claims import TaskClaims
 from privpub.experiments.trial import failed_trial_rows, run_trial
+from privpub.experiments.trial_locks import LOCKS_DIR, TrialLocks
 from privpub.registry import import_plugins
 
 __all__ = ["RunSummary", "run_experiment", "run_trial", "store_dir", "code_version",
@@ -326,27 +326,27 @@ _PROJECT = ("privpub",)
 
 def _run_rounds(trials: list, store: ResultStore, summary: RunSummary, bar, writer, *,
                 seed: int, metrics, run) -> None:
-    """Run ``trials`` (``run(trials)`` streams their rows) in rounds: each claims the chunks
-    no other run holds (:class:`~privpub.experiments.task_claims.TaskClaims`) and runs them; the
-    next waits for the chunks it deferred and runs what their run did not store."""
+    """Run ``trials`` (``run(trials)`` streams their rows) in rounds: each locks the chunks
+    no other run holds (:class:`~privpub.experiments.trial_locks.TrialLocks`) and runs them;
+    the next waits for the chunks it deferred and runs what their run did not store."""
     since = summary.planned_at
     while trials:
-        claims = TaskClaims(store.root / "claims", seed, since)
+        locks = TrialLocks(store.root / LOCKS_DIR, seed, since)
         try:
-            _collect(run(trials=claims.take(trials)), writer, summary, bar)
+            _collect(run(trials=locks.take(trials)), writer, summary, bar)
         finally:
-            claims.release()  # after _collect wrote their rows
-        if summary.interrupted or not claims.deferred:
+            locks.release()  # after _collect wrote their rows
+        if summary.interrupted or not locks.deferred:
             return
         try:
-            claims.wait()
+            locks.wait()
         except KeyboardInterrupt:
             summary.interrupted = True
             return
         since = time.time()
         done = store.trials(metrics)
-        trials = [t for t in claims.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
-        found = len(claims.deferred) - len(trials)  # the other run stored them
+        trials = [t for t in locks.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
+        found = len(locks.deferred) - len(trials)  # the other run stored them
         summary.n_stored += found
         bar.update(found)
 

@@ -7,8 +7,10 @@ compares the stored values with those of an undisturbed run (docs/design.md, Exp
 """
 
 import importlib.util
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -301,23 +303,38 @@ def test_two_runs_on_one_store_never_compute_a_trial_twice(plugin_dir, tmp_path)
 
     raw = pd.concat([pd.read_parquet(p) for p in store.parts()])
     assert not raw.duplicated(["cell", "rep", "metric"]).any()
-    assert not list((store.root / "claims").glob("*.claim"))  # every claim released
+    assert not list((store.root / "locks").glob("*.lock"))  # every lock released
     _assert_same_values(store.root, spec, tmp_path)
 
 
-def test_a_stale_claim_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
-    from privpub.experiments.task_claims import TaskClaims
+def test_a_stale_lock_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
+    from privpub.experiments.trial_locks import TrialLocks
 
     spec = _spec()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
-    claims = TaskClaims(tmp_path / "run" / "faults" / "paper" / "store" / "claims", 0, 0.0)
-    claims.root.mkdir(parents=True)
-    chunk = claims._chunk((spec.cells[0], 0))
-    claims._path(chunk).write_text(
-        f'{{"pid": {dead}, "host": "{claims._host}", "time": 0}}')
+    locks = TrialLocks(tmp_path / "run" / "faults" / "paper" / "store" / "locks", 0, 0.0)
+    locks.root.mkdir(parents=True)
+    chunk = locks._chunk((spec.cells[0], 0))
+    locks._path(chunk).write_text(
+        f'{{"pid": {dead}, "host": "{locks._host}", "time": 0}}')
     summary = _run(spec, tmp_path / "run")
-    assert summary.n_ok == spec.n_trials and not list(claims.root.glob("*.claim"))
+    assert summary.n_ok == spec.n_trials and not list(locks.root.glob("*.lock"))
+
+
+def test_the_claims_dir_of_a_store_written_before_the_locks_is_ignored(plugin_dir, tmp_path):
+    """Before they were called locks, a run's lock files were ``store/claims/<chunk>.claim``:
+    nothing reads them now, not even one naming a live process (this one)."""
+    from privpub.experiments.trial_locks import CHUNKS
+
+    spec = _spec()
+    old = tmp_path / "run" / "faults" / "paper" / "store" / "claims"
+    old.mkdir(parents=True)
+    for bucket in range(CHUNKS):
+        (old / f"seed0-{bucket:02d}.claim").write_text(
+            json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": 0}))
+    summary = _run(spec, tmp_path / "run")
+    assert summary.n_ok == spec.n_trials and not summary.failures
 
 
 def _run_py(results_dir, *extra, pause=0.3, n_jobs=2, started=None):
@@ -471,7 +488,6 @@ def test_two_fresh_workers_on_an_empty_numba_cache_at_once(tmp_path):
 
 
 def test_too_many_trials_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_path):
-    import json
     import tracemalloc
 
     from privpub.errors import ConfigError
