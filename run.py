@@ -6,7 +6,7 @@
         mechanism.epsilon=0.5,2
 
 See README.md and conf/config.yaml for every option; ``privpub list`` lists the experiments.
-Exit codes: 0 done, 1 some tasks failed, 2 config or data error (Hydra's own included),
+Exit codes: 0 done, 1 some trials failed, 2 config or data error (Hydra's own included),
 130 interrupted (rerun the same command to resume). The app is privpub.experiments.app.
 """
 

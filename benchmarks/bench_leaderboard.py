@@ -1,11 +1,11 @@
 """Every task's leaderboard from an empty store: wall time, CPU time (this process and its
-workers) and tasks per leaderboard.
+workers) and trials per leaderboard.
 
 Usage::
 
     python benchmarks/bench_leaderboard.py --scale small --results-dir /tmp/lb --n-jobs 2
 
-The results directory must be empty or absent (a stored task would be reused, not timed);
+The results directory must be empty or absent (a stored trial would be reused, not timed);
 ``PRIVPUB_CACHE_DIR`` should point to an empty directory too. The target: every task
 at ``--scale small`` in under 15 minutes on 2 cores. The per-task table it prints is what
 docs/timings.md ("Leaderboards") quotes.
@@ -27,28 +27,28 @@ def _cpu() -> float:
 
 
 def estimate(results_dir: Path, measured: str = "small", target: str = "paper") -> None:
-    """Print each task's estimated work at ``target`` scale: its tasks per mechanism there
-    times that mechanism's mean measured seconds per task at ``measured`` scale on its
+    """Print each task's estimated work at ``target`` scale: its trials per mechanism
+    there times that mechanism's mean measured seconds per trial at ``measured`` scale on its
     largest (slowest) dataset there. The paper's graphs are larger than the small scale's,
     so for size-dependent mechanisms this is a lower bound."""
     from privpub.experiments.leaderboard import STORE_PREFIX, compile_task, load_task, task_names
     from privpub.experiments.store import ResultStore
 
-    print(f"\n| task | tasks at {target} | estimated work (wall per task) | on 2 cores "
-          "| from CPU per task | on 2 cores |\n|---|---|---|---|---|---|")
+    print(f"\n| task | trials at {target} | estimated work (wall per trial) | on 2 cores "
+          "| from CPU per trial | on 2 cores |\n|---|---|---|---|---|---|")
     for name in task_names():
         store = results_dir / f"{STORE_PREFIX}{name}" / measured / "store"
         frame = ResultStore(store).load()
         if frame.empty:
             continue
-        tasks = frame.drop_duplicates(["cell", "rep"])
+        trials = frame.drop_duplicates(["cell", "rep"])
         counts: dict[str, int] = {}
         for spec in compile_task(load_task(name), target):
             for cell in spec.cells:
                 counts[cell.mechanism] = counts.get(cell.mechanism, 0) + spec.repetitions
         works = []
         for column in ("task_seconds", "cpu_seconds"):
-            per = tasks.groupby(["mechanism", "dataset"])[column].mean()
+            per = trials.groupby(["mechanism", "dataset"])[column].mean()
             slowest = per.groupby(level=0).max()
             works.append(sum(n * float(slowest.get(m, slowest.mean()))
                              for m, n in counts.items()))
@@ -71,7 +71,7 @@ def main(argv=None) -> None:
         estimate(args.results_dir, args.scale)
         return
     if args.results_dir.exists() and any(args.results_dir.iterdir()):
-        sys.exit(f"{args.results_dir} is not empty: a stored task would be reused, not timed")
+        sys.exit(f"{args.results_dir} is not empty: a stored trial would be reused, not timed")
     rows = []
     t_all, c_all = time.perf_counter(), _cpu()
     for task in args.tasks or task_names():
@@ -79,11 +79,11 @@ def main(argv=None) -> None:
         out = run_leaderboard([task], scale=args.scale, results_dir=args.results_dir,
                               n_jobs=args.n_jobs, audit=False,  # the runs only
                               echo=lambda line: None)
-        work = sum(s.n_tasks for s in out["summaries"])
+        work = sum(s.n_trials for s in out["summaries"])
         rows.append((task, work, time.perf_counter() - t0, _cpu() - c0))
-        print(f"{task}: {work} tasks, {rows[-1][2]:.1f} s wall, {rows[-1][3]:.1f} s CPU",
+        print(f"{task}: {work} trials, {rows[-1][2]:.1f} s wall, {rows[-1][3]:.1f} s CPU",
               flush=True)
-    print("\n| task | tasks | wall | CPU |\n|---|---|---|---|")
+    print("\n| task | trials | wall | CPU |\n|---|---|---|---|")
     for task, work, wall, cpu in rows:
         print(f"| {task} | {work} | {wall / 60:.1f} min | {cpu / 60:.1f} min |")
     print(f"| all | {sum(r[1] for r in rows)} | {(time.perf_counter() - t_all) / 60:.1f} min "

@@ -1,8 +1,8 @@
 """Compare two results directories value by value: the check that a refactor changed no result.
 
 Every experiment store (``<dir>/<experiment>/<scale>/store``) of the first directory is read
-with :class:`privpub.experiments.store.ResultStore` (each task's latest attempt) and matched, row by
-row, with the same store of the second: one row per (cell, base seed, repetition, metric).
+with :class:`privpub.experiments.store.ResultStore` (each trial's latest attempt) and matched,
+row by row, with the same store of the second: one row per (cell, base seed, repetition, metric).
 Compared exactly (NaN equals NaN, released vectors byte for byte): the metric value, the
 status, the privacy columns (notion, caveat, epsilon spent, ledger, verified), the label and
 parameters, the released vector, and the error or skip reason (with its ``(at file:line)``
@@ -129,7 +129,7 @@ def compare_claims(before: Path, after: Path, names, renames=(),
     """Claims whose verdict, numbers or text differ (``claims.json`` under both dirs), for
     the stores ``names`` (``"<experiment>/<scale>"``). Files whose numbers differ only in the
     last digits (relative 1e-12: stores written before rows loaded in one canonical order
-    summed them in the order their tasks finished) are appended to ``rounding`` instead."""
+    summed them in the order their trials finished) are appended to ``rounding`` instead."""
     out = []
     for path in sorted(before.rglob("claims.json")):
         rel = path.relative_to(before).parts

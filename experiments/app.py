@@ -1,7 +1,7 @@
 """The Hydra app: ``python run.py <overrides>`` and ``privpub run <overrides>`` are this one
 command, with the packaged configs (``privpub.conf``), so it runs from a wheel too.
 
-Exit codes: 0 done, 1 some tasks failed, 2 config or data error (Hydra's own included),
+Exit codes: 0 done, 1 some trials failed, 2 config or data error (Hydra's own included),
 130 interrupted (rerun the same command to resume). docs/design.md (Experiments: "One way
 in", "Exit codes").
 """
@@ -18,11 +18,11 @@ __all__ = ["CONFIG_PATH", "run", "main"]
 #: Hydra's primary config: conf/config.yaml of the checkout (editable install) or of the wheel.
 CONFIG_PATH = "pkg://privpub.conf"
 _HELP_FLAGS = ("--help", "-h", "--hydra-help", "--cfg", "-c", "--info", "--shell-completion")
-_ENTERED = False  # whether Hydra composed a config and called the task function
+_ENTERED = False  # whether Hydra composed a config and called _hydra_main
 
 
 @hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="config")
-def _task(cfg: DictConfig) -> None:
+def _hydra_main(cfg: DictConfig) -> None:
     global _ENTERED
     _ENTERED = True
     from privpub.experiments.cli import run_from_config
@@ -37,9 +37,11 @@ def run(argv: list[str], *, prog: str = "run.py") -> int:
     from hydra.core.global_hydra import GlobalHydra
 
     from privpub.errors import PrivpubError
+    from privpub.experiments.cli import check_renamed
     from privpub.experiments.hydra_support import register_configs, sweep_dir
 
     try:
+        check_renamed(argv)
         _check_results_dirs(argv)
         register_configs(argv)  # mechanism=<name>, dataset=<a plug-in's>: no YAML needed
     except PrivpubError as exc:
@@ -49,14 +51,14 @@ def run(argv: list[str], *, prog: str = "run.py") -> int:
     GlobalHydra.instance().clear()  # a second run in one process (privpub reproduce, tests)
     saved, sys.argv = sys.argv, [prog, *argv]
     try:
-        _task()
+        _hydra_main()
     except SystemExit as exc:
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
             return 1
         code = exc.code or 0  # 1 before any job started: Hydra's own config error
         return 2 if code == 1 and not _jobs_started(earlier_sweep) else code
-    except KeyboardInterrupt:  # outside a task (e.g. a multirun launcher): keep it short
+    except KeyboardInterrupt:  # outside any trial (e.g. a multirun launcher): keep it short
         print("privpub: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
     finally:

@@ -1,12 +1,12 @@
-"""``privpub audit``: audits as tasks of the result store, run in parallel, replayed.
+"""``privpub audit``: audits as trials of the result store, run in parallel, replayed.
 
 Every audited configuration (:func:`privpub.audit.configurations`) of every named DP
-mechanism is one task: :func:`audit_task` runs :func:`privpub.audit.audit` and returns one
+mechanism is one trial: :func:`audit_trial` runs :func:`privpub.audit.audit` and returns one
 row (``metric`` = ``epsilon_lower_bound``, its verdict, claim, caveat, witness id and the
-whole result as JSON), keyed like every task by the code it depends on (the mechanism's
+whole result as JSON), keyed like every trial by the code it depends on (the mechanism's
 module closure and :mod:`privpub.audit`): a stored audit of unchanged code is not rerun, an
-edited mechanism is. The tasks run through the runner's executors
-(:func:`privpub.experiments.executors.run_tasks`; by default the isolating process pool, with
+edited mechanism is. The trials run through the runner's executors
+(:func:`privpub.experiments.executors.run_trials`; by default the isolating process pool, with
 a time and a memory limit per configuration, :data:`AUDIT_TIMEOUT` and :data:`AUDIT_MEMORY`)
 into one store, ``<results_dir>/audit/store``; each audit's random streams depend only on
 (mechanism, configuration, mode, seed), never on order or ``n_jobs``. After a run the
@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from privpub.errors import ConfigError, PrivpubError
-from privpub.experiments.executors import EXECUTORS, run_tasks
+from privpub.experiments.executors import EXECUTORS, run_trials
 from privpub.experiments.seeding import canonical, canonical_json
 
-__all__ = ["AuditRun", "audit_jobs", "audit_task", "run_audits", "replay_stored",
+__all__ = ["AuditRun", "audit_jobs", "audit_trial", "run_audits", "replay_stored",
            "audit_store", "audit_limits", "write_verdicts", "add_parser", "cmd_audit",
            "AUDIT_TIMEOUT", "AUDIT_MEMORY", "EXIT_OK", "EXIT_VIOLATED", "EXIT_USAGE",
            "EXIT_INTERRUPTED"]
@@ -84,7 +84,7 @@ class AuditRun:
         return [r for r in self.rows if r["status"] == "error"]
 
 
-# --------------------------------------------------------------------------- tasks
+# --------------------------------------------------------------------------- trials
 def audit_jobs(names=(), *, mode: str, seed: int) -> list[tuple]:
     """``(mechanism, overrides, audit id, code hash)`` of every audited configuration of
     ``names`` (every registered DP mechanism when empty); an unknown or non-DP name is a
@@ -161,8 +161,8 @@ def _named(names) -> list:
     return infos
 
 
-def audit_task(name: str, config: dict, cell: str, code: str, *, mode: str, seed: int,
-               plugins=(), version: str = "", measure_memory=None) -> list[dict]:
+def audit_trial(name: str, config: dict, cell: str, code: str, *, mode: str, seed: int,
+                plugins=(), version: str = "", measure_memory=None) -> list[dict]:
     """Audit one configuration; one store row (``status`` ``error`` with its message when
     the audit raises: a plug-in that cannot be called on the audit's inputs)."""
     from privpub.audit import audit
@@ -184,20 +184,20 @@ def audit_task(name: str, config: dict, cell: str, code: str, *, mode: str, seed
              "written_at": time.time()}]
 
 
-def _failed_audit(common: dict, task: tuple, reason: str) -> list[dict]:
+def _failed_audit(common: dict, trial: tuple, reason: str) -> list[dict]:
     """The row of an audit whose worker died or passed a limit (``reason``)."""
-    row = _row(*task, mode=common["mode"], seed=common["seed"], version=common["version"])
+    row = _row(*trial, mode=common["mode"], seed=common["seed"], version=common["version"])
     return _error_row(row, reason, float("nan"))
 
 
-def audit_limits(mode: str, task_timeout=None, task_memory=None) -> tuple:
+def audit_limits(mode: str, trial_timeout=None, trial_memory=None) -> tuple:
     """``(seconds, MB)`` per configuration as the pool takes them: None takes the default
     (:data:`AUDIT_TIMEOUT` of ``mode``, :data:`AUDIT_MEMORY`), ``math.inf`` is no limit
     (None); anything but a positive number is a :class:`~privpub.errors.ConfigError`."""
     out = []
-    for key, value, default, unit in (("task_timeout", task_timeout, AUDIT_TIMEOUT[mode],
+    for key, value, default, unit in (("trial_timeout", trial_timeout, AUDIT_TIMEOUT[mode],
                                        "seconds"),
-                                      ("task_memory", task_memory, AUDIT_MEMORY, "MB")):
+                                      ("trial_memory", trial_memory, AUDIT_MEMORY, "MB")):
         value = default if value is None else value
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise ConfigError(f"{key} must be a positive number of {unit} (inf: no limit), "
@@ -208,12 +208,12 @@ def audit_limits(mode: str, task_timeout=None, task_memory=None) -> tuple:
 
 def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jobs: int = 1,
                executor: str = "process", plugins=(), rerun: bool = False, progress=None,
-               task_timeout=None, task_memory=None, on_start=None) -> AuditRun:
+               trial_timeout=None, trial_memory=None, on_start=None) -> AuditRun:
     """Audit every configuration of ``names`` not stored for the current code, store the
     rows and rewrite ``verdicts.json``.
 
     With ``executor="process"`` (the default) every audit runs in a worker process: one
-    that passes ``task_timeout`` seconds or ``task_memory`` MB (:func:`audit_limits`), or
+    that passes ``trial_timeout`` seconds or ``trial_memory`` MB (:func:`audit_limits`), or
     whose worker dies, is an error row and the others go on. ``on_start(jobs, n_stored)``
     is called before the first audit runs, with the audits to run; ``progress(row)`` as
     each ends. Ctrl-C (``KeyboardInterrupt``) stops the workers, stores the finished audits
@@ -226,12 +226,12 @@ def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jo
     from privpub.registry import get_mechanism, import_plugins
 
     start = time.perf_counter()
-    timeout, memory = audit_limits(mode, task_timeout, task_memory)
+    timeout, memory = audit_limits(mode, trial_timeout, trial_memory)
     import_plugins(plugins)
     jobs = audit_jobs(names, mode=mode, seed=seed)
     check_writable(results_dir)  # the last check before the first write
     store = audit_store(results_dir)
-    done = {} if rerun else store.tasks([AUDIT_METRIC])
+    done = {} if rerun else store.trials([AUDIT_METRIC])
     todo = [j for j in jobs if done.get((j[2], int(seed), 0), False) != j[3]]
     run = AuditRun(n_stored=len(jobs) - len(todo))
     interrupted = False
@@ -245,9 +245,9 @@ def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jo
                 for m, h in code_fingerprint(_code_modules(get_mechanism(name)))[1].items()}
         common = dict(mode=mode, seed=int(seed), version=code_version(),
                       plugins=worker_plugins(mechanisms, plugins))
-        results = run_tasks(audit_task, todo, common, n_jobs=n_jobs, executor=executor,
-                            on_failure=functools.partial(_failed_audit, common),
-                            task_timeout=timeout, task_memory=memory, code=code)
+        results = run_trials(audit_trial, todo, common, n_jobs=n_jobs, executor=executor,
+                             on_failure=functools.partial(_failed_audit, common),
+                             trial_timeout=timeout, trial_memory=memory, code=code)
         if on_start is not None:
             on_start(todo, run.n_stored)
         writer = StoreWriter(store, flush_seconds=2.0)
@@ -367,12 +367,12 @@ def add_parser(sub) -> None:
     p.add_argument("--n-jobs", type=int, default=1, help="parallel audits (default 1)")
     p.add_argument("--executor", choices=EXECUTORS, default="process",
                    help="how audits run (as run.py's executor; default process: each in a "
-                   "worker process, held to --task-timeout and --task-memory)")
-    p.add_argument("--task-timeout", type=_limit("seconds"), metavar="SECONDS",
+                   "worker process, held to --trial-timeout and --trial-memory)")
+    p.add_argument("--trial-timeout", type=_limit("seconds"), metavar="SECONDS",
                    help="stop one configuration's audit after this long: an error row, the "
                    "others go on (default: "
                    + ", ".join(f"{v:g} s {k}" for k, v in AUDIT_TIMEOUT.items()) + "; inf: none)")
-    p.add_argument("--task-memory", type=_limit("MB"), metavar="MB",
+    p.add_argument("--trial-memory", type=_limit("MB"), metavar="MB",
                    help="stop one configuration's audit whose worker holds more resident "
                    f"memory (default {AUDIT_MEMORY:g} MB; inf: none)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
@@ -385,8 +385,8 @@ def add_parser(sub) -> None:
     p.set_defaults(config_keys={"results_dir": "--results-dir", "n_jobs": "--n-jobs",
                                 "executor": "--executor", "seed": "--seed",
                                 "rerun": "--rerun", "plugins": "--plugins",
-                                "task_timeout": "--task-timeout",
-                                "task_memory": "--task-memory", "progress": "--progress"})
+                                "trial_timeout": "--trial-timeout",
+                                "trial_memory": "--trial-memory", "progress": "--progress"})
 
 
 def _fmt(x) -> str:
@@ -434,8 +434,8 @@ class _Progress:
         self.jobs = [(j[2], config_label(j[0], j[1])) for j in jobs]
         self.t0 = time.monotonic()
         timeout, memory = self.limits
-        limits = ", ".join(x for x in (timeout and f"task_timeout={timeout:g} s",
-                                       memory and f"task_memory={memory:g} MB") if x)
+        limits = ", ".join(x for x in (timeout and f"trial_timeout={timeout:g} s",
+                                       memory and f"trial_memory={memory:g} MB") if x)
         mechanisms = len({j[0] for j in jobs})
         self._say(f"privpub audit: {len(jobs)} configuration(s) of {mechanisms} mechanism(s) "
                   f"to audit, {n_stored} already stored; n_jobs={self.n_jobs}"
@@ -531,7 +531,7 @@ def _notes(args) -> int:
     from privpub.experiments.executors import cap_n_jobs, isolation_note
 
     n_jobs, capped = cap_n_jobs(args.n_jobs, args.executor)
-    isolation = isolation_note(args.executor, args.n_jobs, task_timeout=True, task_memory=True)
+    isolation = isolation_note(args.executor, args.n_jobs, trial_timeout=True, trial_memory=True)
     for note in (capped, isolation):
         if note:
             print(f"privpub audit: note: {note}", file=sys.stderr, flush=True)
@@ -546,14 +546,14 @@ def cmd_audit(args, out) -> int:
         if args.replay:
             return _replay_command(args, out)
         mode = "quick" if args.quick else "full"
-        limits = audit_limits(mode, args.task_timeout, args.task_memory)
+        limits = audit_limits(mode, args.trial_timeout, args.trial_memory)
         if not args.json:
             progress = _Progress(n_jobs=_notes(args), live=args.progress, limits=limits)
         try:
             run = run_audits(args.names, results_dir=args.results_dir, mode=mode,
                              seed=args.seed, n_jobs=args.n_jobs, executor=args.executor,
                              plugins=args.plugins, rerun=args.rerun,
-                             task_timeout=args.task_timeout, task_memory=args.task_memory,
+                             trial_timeout=args.trial_timeout, trial_memory=args.trial_memory,
                              progress=progress and progress.finished,
                              on_start=progress and progress.start)
         finally:

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TOP_LEVEL_KEYS",
+    "RENAMED_KEYS",
     "unknown_key_message",
+    "check_renamed",
     "check_run_config",
     "check_writable",
     "closing_line",
@@ -36,8 +38,12 @@ __all__ = [
 TOP_LEVEL_KEYS = frozenset(
     "experiment dataset mechanism scale seed n_jobs executor dask_address data_dir "
     "allow_download results_dir rerun plot plot_stored redraw progress measure_memory plugins "
-    "add_mechanisms task_timeout task_memory force".split()
+    "add_mechanisms trial_timeout trial_memory force".split()
 )
+
+#: Keys (and ``privpub audit``'s flags) that were renamed: old -> new. A run's unit, one
+#: repetition of one cell, is a trial (a leaderboard problem is a task).
+RENAMED_KEYS = {"task_timeout": "trial_timeout", "task_memory": "trial_memory"}
 
 #: Overrides that change *what* is computed (the cells, repetitions or seeds); a run with
 #: any of them draws into ``variants/<slug>/`` instead of the experiment's own figures.
@@ -81,11 +87,31 @@ def unknown_key_message(unknown: list[str]) -> str:
     """``unknown config key 'sed' (did you mean 'seed'?); keys: ...`` (one line)."""
     import difflib
 
+    renamed = [k for k in unknown if k in RENAMED_KEYS]
+    if renamed:
+        return _renamed_message(renamed[0])
     hints = []
     for key in unknown:
         close = difflib.get_close_matches(key, sorted(TOP_LEVEL_KEYS), n=1)
         hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     return f"unknown config key {', '.join(hints)}; keys: {', '.join(sorted(TOP_LEVEL_KEYS))}"
+
+
+def _renamed_message(old: str) -> str:
+    new = RENAMED_KEYS[old.lstrip("-").replace("-", "_")]
+    new = f"--{new.replace('_', '-')}" if old.startswith("--") else f"{new}="
+    old = old if old.startswith("--") else f"{old}="
+    return f"{old} is now {new} (one repetition of one cell is now called a trial)"
+
+
+def check_renamed(argv) -> None:
+    """A :class:`ConfigError` naming the new name of the first renamed key (``task_timeout=``,
+    ``+task_memory=``) or flag (``--task-timeout``) in ``argv``."""
+    for arg in argv:
+        name = arg.split("=", 1)[0]
+        key = name[2:].replace("-", "_") if name.startswith("--") else name.lstrip("+~")
+        if key in RENAMED_KEYS and (name.startswith("--") or "=" in arg or arg[:1] == "~"):
+            raise ConfigError(_renamed_message(name if name.startswith("--") else key))
 
 
 def check_run_config(cfg: DictConfig | dict) -> dict:
@@ -107,11 +133,11 @@ def check_run_config(cfg: DictConfig | dict) -> dict:
         raise ConfigError(
             f"unknown executor {c.get('executor')!r}; known executors: {', '.join(EXECUTORS)}"
         )
-    for key in ("task_timeout", "task_memory"):  # seconds, MB; null = no limit
+    for key in ("trial_timeout", "trial_memory"):  # seconds, MB; null = no limit
         value = c.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not value > 0):
-            unit = "seconds" if key == "task_timeout" else "MB"
+            unit = "seconds" if key == "trial_timeout" else "MB"
             raise ConfigError(f"{key} must be a positive number of {unit} or null, got {value!r}")
     c.setdefault("force", False)
     for key in ("allow_download", "rerun", "plot", "plot_stored", "redraw", "progress",
@@ -277,7 +303,7 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
     _notes(c)
     print(
         f"privpub: {spec.name} [{spec.scale}] — {len(spec.cells)} cell(s) x "
-        f"{spec.repetitions} rep(s) = {spec.n_tasks} task(s), metrics "
+        f"{spec.repetitions} rep(s) = {spec.n_trials} trial(s), metrics "
         f"{', '.join(spec.expected_rows)}; seed={c['seed']}, n_jobs={c['n_jobs']}, "
         f"executor={c['executor']}" + (f"; variant {variant}" if variant else ""),
         flush=True,
@@ -288,7 +314,7 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
         return _error(str(exc), 2)
     if summary.interrupted:
         print(
-            f"privpub: interrupted: {summary.n_done} of {summary.n_tasks} tasks stored in "
+            f"privpub: interrupted: {summary.n_done} of {summary.n_trials} trials stored in "
             f"{summary.store}; rerun the same command to resume",
             file=sys.stderr,
             flush=True,
@@ -307,19 +333,19 @@ def run_from_config(cfg: DictConfig | dict, *, overrides: list[str] | None = Non
             print(text, flush=True)
         print(closing_line([figure_path(spec, results_dir, variant)], results_dir), flush=True)
     if summary.failed:
-        print(f"privpub: {len(summary.failures)} task(s) failed (listed above)",
+        print(f"privpub: {len(summary.failures)} trial(s) failed (listed above)",
               file=sys.stderr, flush=True)
         sys.exit(1)
     return summary
 
 
 def _notes(c: dict) -> None:
-    """One line each: n_jobs capped to the cores; an executor that cannot isolate tasks."""
+    """One line each: n_jobs capped to the cores; an executor that cannot isolate trials."""
     from privpub.experiments.executors import cap_n_jobs, isolation_note
 
     c["n_jobs"], capped = cap_n_jobs(c["n_jobs"], c["executor"])
-    isolation = isolation_note(c["executor"], c["n_jobs"], task_timeout=c.get("task_timeout"),
-                               task_memory=c.get("task_memory"))
+    isolation = isolation_note(c["executor"], c["n_jobs"], trial_timeout=c.get("trial_timeout"),
+                               trial_memory=c.get("trial_memory"))
     for note in (capped, isolation):
         if note:
             print(f"privpub: note: {note}", file=sys.stderr, flush=True)
@@ -344,8 +370,8 @@ def _run(spec: ExperimentSpec, c: dict, results_dir: Path):
         rerun=c["rerun"],
         plugins=tuple(c.get("plugins") or ()),
         bar=sweep_bar() if _is_multirun() else None,
-        task_timeout=c.get("task_timeout"),
-        task_memory=c.get("task_memory"),
+        trial_timeout=c.get("trial_timeout"),
+        trial_memory=c.get("trial_memory"),
         force=c["force"],
     )
 

@@ -2,7 +2,7 @@
 reproduce papers, show what a name is.
 
 Subcommands: ``run`` (the Hydra app, :mod:`privpub.experiments.app`: the same command as
-``python run.py``), ``list`` (every experiment: figure, datasets, tasks and time per scale),
+``python run.py``), ``list`` (every experiment: figure, datasets, trials and time per scale),
 ``data`` (every data file: present / missing / corrupt), ``reproduce`` (runs the multirun
 that regenerates a paper, after printing it, its expected time and any missing data),
 ``show`` (:mod:`privpub.experiments.show`), ``leaderboard``
@@ -30,7 +30,7 @@ from privpub.experiments.catalog import CHECKOUT, figure_of, paper_of
 from privpub.results import SCALES
 
 __all__ = ["main", "parse_args", "experiment_table", "reproduce_command", "figure_of",
-           "count_tasks", "dataset_statuses"]
+           "count_trials", "dataset_statuses"]
 
 #: Exit codes: 0 ok, 1 data missing / run failed, 2 usage or config error.
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -54,18 +54,18 @@ def _read_meta(results_dir: Path, name: str, scale: str) -> dict | None:
     seconds = meta.get("seconds") if isinstance(meta, dict) else None
     if not isinstance(seconds, dict):
         return None
-    out = {k: seconds.get(k) for k in ("total", "per_task")}
-    out["tasks"] = meta.get("tasks")
+    out = {k: seconds.get(k) for k in ("total", "per_trial")}
+    out["trials"] = meta.get("trials")
     return out
 
 
-def _expected_seconds(meta: dict | None, tasks: int | None) -> float | None:
-    """per_task x the current task count; else the measured total."""
+def _expected_seconds(meta: dict | None, trials: int | None) -> float | None:
+    """per_trial x the current trial count; else the measured total."""
     if not meta:
         return None
-    per_task, total = meta.get("per_task"), meta.get("total")
-    if isinstance(per_task, (int, float)) and tasks is not None:
-        return float(per_task) * tasks
+    per_trial, total = meta.get("per_trial"), meta.get("total")
+    if isinstance(per_trial, (int, float)) and trials is not None:
+        return float(per_trial) * trials
     if isinstance(total, (int, float)):
         return float(total)
     return None
@@ -113,7 +113,7 @@ def experiment_table(
     """Everything ``privpub list`` shows, as a JSON-ready dict.
 
     ``{"data_dir", "data_dir_origin", "results_dir", "warnings", "experiments": [{name, paper,
-    figure, title, file, error, scales: {scale: {tasks, cells, repetitions, datasets: [{name,
+    figure, title, file, error, scales: {scale: {trials, cells, repetitions, datasets: [{name,
     synthetic, status}], data_ready, missing, measured, expected_seconds, error}}}]}``.
     A failing resolution is that scale's ``error``; the other rows are still filled.
     """
@@ -158,11 +158,11 @@ def _listed_experiments(conf: Path, paper: str | None) -> list[tuple[dict, dict 
     return entries
 
 
-_COUNTS = ("tasks", "cells", "repetitions", "error")
+_COUNTS = ("trials", "cells", "repetitions", "error")
 
 
 def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> dict:
-    """Fill every row's task counts (from the cache while no config or source changed) and
+    """Fill every row's trial counts (from the cache while no config or source changed) and
     measured times; return the dataset names per (experiment, scale)."""
     cache_file = results / ".cache" / f"list-{_source_key(conf)}.json"
     try:
@@ -188,11 +188,11 @@ def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> 
             key = f"{item['name']}/{scale}"
             hit = cached.get(key)
             fresh[key] = ({k: hit[k] for k in (*_COUNTS, "datasets")} if hit is not None
-                          else count_tasks(exp, scale, before=load_once))
+                          else count_trials(exp, scale, before=load_once))
             row = {k: fresh[key][k] for k in _COUNTS}
             meta = _read_meta(results, item["name"], scale)
             row["measured"] = meta
-            row["expected_seconds"] = _expected_seconds(meta, row["tasks"])
+            row["expected_seconds"] = _expected_seconds(meta, row["trials"])
             needed[(item["name"], scale)] = fresh[key]["datasets"]
             item["scales"][scale] = row
     if fresh and fresh != {k: cached.get(k) for k in fresh} and not warnings:
@@ -202,8 +202,8 @@ def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> 
     return needed
 
 
-def count_tasks(exp: dict, scale: str, *, before=None) -> dict:
-    """``{tasks, cells, repetitions, error, datasets}`` of an experiment at ``scale``,
+def count_trials(exp: dict, scale: str, *, before=None) -> dict:
+    """``{trials, cells, repetitions, error, datasets}`` of an experiment at ``scale``,
     counted as the runner counts them (:func:`privpub.experiments.spec.resolve_experiment`); a
     failing resolution gives its ``error`` and the datasets the YAML names."""
     from privpub.experiments.spec import resolve_experiment
@@ -213,10 +213,10 @@ def count_tasks(exp: dict, scale: str, *, before=None) -> dict:
     try:
         spec = resolve_experiment(exp, scale=scale)
     except Exception as exc:  # one row's error, the listing goes on
-        return {"tasks": None, "cells": None, "repetitions": None,
+        return {"trials": None, "cells": None, "repetitions": None,
                 "error": f"{type(exc).__name__}: {exc}",
                 "datasets": catalog.scale_datasets(exp, scale)}
-    return {"tasks": len(spec.cells) * spec.repetitions, "cells": len(spec.cells),
+    return {"trials": len(spec.cells) * spec.repetitions, "cells": len(spec.cells),
             "repetitions": spec.repetitions, "error": None,
             "datasets": list(dict.fromkeys(c.dataset for c in spec.cells))}
 
@@ -267,7 +267,7 @@ def dataset_statuses(names, *, data_dir: str | None) -> dict[str, tuple[bool | N
 
 
 def _source_key(conf: Path) -> str:
-    """What task counts depend on: the config files and the project's Python sources (their
+    """What trial counts depend on: the config files and the project's Python sources (their
     sizes and modification times), so ``privpub list`` answers from its cache until one
     changes."""
     import hashlib
@@ -303,7 +303,7 @@ def _data_cell(row: dict) -> str:
 
 
 def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
-    header = ["experiment", "figure", "scale", "tasks", "cells x reps", "time", "data",
+    header = ["experiment", "figure", "scale", "trials", "cells x reps", "time", "data",
               "datasets"]
     right = {3, 4, 5}
     blocks = []  # (paper, rows of the experiment, notes printed under them)
@@ -316,12 +316,12 @@ def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
         for i, scale in enumerate(scales if not item["error"] else ()):
             row = item["scales"][scale]
             if row["error"]:
-                tasks, cxr = "error", ""
+                trials, cxr = "error", ""
                 notes.append(f"{scale}: {row['error']}")
             else:
-                tasks, cxr = f"{row['tasks']:,}", f"{row['cells']:,} x {row['repetitions']}"
+                trials, cxr = f"{row['trials']:,}", f"{row['cells']:,} x {row['repetitions']}"
             rows.append([item["name"] if i == 0 else "", item["figure"] if i == 0 else "",
-                         scale, tasks, cxr, _fmt_seconds(row["expected_seconds"]),
+                         scale, trials, cxr, _fmt_seconds(row["expected_seconds"]),
                          _data_cell(row), ", ".join(d["name"] for d in row["datasets"])])
         blocks.append((item["paper"], rows, [title, *notes] if title else notes))
 
@@ -335,7 +335,7 @@ def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
         return ("  " + "  ".join(cells)).rstrip()
 
     print(f"data dir: {table['data_dir']} ({table['data_dir_origin']})", file=out)
-    print(f"results dir: {table['results_dir']} (time = measured seconds per task x tasks; "
+    print(f"results dir: {table['results_dir']} (time = measured seconds per trial x trials; "
           "- = not measured yet)", file=out)
     for warning in table.get("warnings", []):
         print(f"WARNING: {warning}", file=out)
@@ -567,7 +567,7 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
 
 def _add_list(sub) -> None:
     ls = sub.add_parser("list", help="every experiment: paper figure, datasets (present?), "
-                        "task count and measured time per scale")
+                        "trial count and measured time per scale")
     ls.add_argument("--paper", help="only this paper's experiments (e.g. day2016)")
     ls.add_argument("--scale", choices=SCALES, help="only this scale (default: all three)")
     ls.add_argument("--results-dir", default="results",
@@ -649,6 +649,14 @@ def parse_args(parser: argparse.ArgumentParser, commands: dict, argv: list[str])
     the flags. A flag and its key saying different things, an unknown key and a key the
     subcommand does not take are :class:`_UsageError`; a subcommand with
     ``passes_overrides`` hands every other override on (``args.overrides``)."""
+    from privpub.errors import ConfigError
+    from privpub.experiments.cli import check_renamed
+
+    try:
+        check_renamed(argv)
+    except ConfigError as exc:
+        where = f"privpub {argv[0]}" if argv and argv[0] in commands else "privpub"
+        raise _UsageError(f"{where}: {exc}") from None
     overrides = [a for a in argv[1:] if _OVERRIDE.match(a)]
     rest = argv[:1] + [a for a in argv[1:] if not _OVERRIDE.match(a)]
     for sub in commands.values():

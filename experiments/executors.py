@@ -3,20 +3,20 @@
 ``executor`` is one of
 
 - ``process`` (default): our own pool (:mod:`privpub.experiments.pool`), ``n_jobs`` worker
-  processes (one with ``n_jobs=1``); a task whose worker dies or exceeds ``task_timeout`` /
-  ``task_memory`` is one failed task, the others go on;
-- ``sequential``: a plain loop in this process (no isolation: a task that kills its process
+  processes (one with ``n_jobs=1``); a trial whose worker dies or exceeds ``trial_timeout`` /
+  ``trial_memory`` is one failed trial, the others go on;
+- ``sequential``: a plain loop in this process (no isolation: a trial that kills its process
   ends the run);
-- ``loky``: joblib's process pool; workers are reused across tasks and keep their
+- ``loky``: joblib's process pool; workers are reused across trials and keep their
   dataset cache (a worker's death ends the run);
-- ``threading``: joblib threads (memory is then not measured per task: a peak is
+- ``threading``: joblib threads (memory is then not measured per trial: a peak is
   per process);
 - ``dask``: joblib's dask backend on a ``dask.distributed`` cluster — the scheduler at
   ``dask_address``, or a LocalCluster of ``n_jobs`` single-threaded worker processes when it
   is None. Needs the ``dask`` extra (``pip install privpub[dask]``).
 
 What each one isolates is in docs/design.md (Experiments: "Executors", "Faults").
-Results come back as tasks finish (``return_as="generator_unordered"``); since every task
+Results come back as trials finish (``return_as="generator_unordered"``); since every trial
 carries its own seed, order does not change any number.
 """
 
@@ -29,7 +29,7 @@ from contextlib import ExitStack
 
 from privpub.errors import ConfigError
 
-__all__ = ["EXECUTORS", "run_tasks", "cap_n_jobs", "isolation_note"]
+__all__ = ["EXECUTORS", "run_trials", "cap_n_jobs", "isolation_note"]
 
 EXECUTORS = ("process", "sequential", "loky", "threading", "dask")
 
@@ -53,40 +53,40 @@ def cap_n_jobs(n_jobs: int, executor: str = "process") -> tuple[int, str | None]
     return n_jobs, None
 
 
-def isolation_note(executor: str, n_jobs: int, *, task_timeout=None,
-                   task_memory=None) -> str | None:
-    """One line when the executor cannot keep a dying task from ending the run, or cannot
-    enforce the per-task limits (None for ``process``)."""
+def isolation_note(executor: str, n_jobs: int, *, trial_timeout=None,
+                   trial_memory=None) -> str | None:
+    """One line when the executor cannot keep a dying trial from ending the run, or cannot
+    enforce the per-trial limits (None for ``process``)."""
     if executor == "process":
         return None
-    limits = " and task_timeout/task_memory are not enforced" if (
-        task_timeout or task_memory) else ""
+    limits = " and trial_timeout/trial_memory are not enforced" if (
+        trial_timeout or trial_memory) else ""
     if executor in ("sequential", "threading"):
-        return (f"executor={executor} runs tasks in this process: a task that crashes it "
+        return (f"executor={executor} runs trials in this process: a trial that crashes it "
                 f"ends the run{limits} (executor=process isolates them)")
     if executor == "dask":
-        return f"executor=dask: dask retries or reports a dead worker's task{limits}"
+        return f"executor=dask: dask retries or reports a dead worker's trial{limits}"
     return (f"executor={executor}: a worker's death ends the run{limits} "
-            "(executor=process isolates tasks)")
+            "(executor=process isolates trials)")
 
 
-def run_tasks(
+def run_trials(
     func: Callable,
-    tasks: list[tuple],
+    trials: list[tuple],
     common: dict,
     *,
     n_jobs: int = 1,
     executor: str = "loky",
     dask_address: str | None = None,
     on_failure: Callable[[tuple, str], object] | None = None,
-    task_timeout: float | None = None,
-    task_memory: float | None = None,
+    trial_timeout: float | None = None,
+    trial_memory: float | None = None,
     code: dict[str, str] | None = None,
 ) -> Iterator:
-    """Yield ``func(*task, **common)`` for every task, in completion order.
+    """Yield ``func(*trial, **common)`` for every trial, in completion order.
 
-    ``executor="process"``: a task whose worker dies or exceeds ``task_timeout`` seconds or
-    ``task_memory`` MB yields ``on_failure(task, reason)`` instead (default: raise); its
+    ``executor="process"``: a trial whose worker dies or exceeds ``trial_timeout`` seconds or
+    ``trial_memory`` MB yields ``on_failure(trial, reason)`` instead (default: raise); its
     workers are reused across calls unless ``code`` (module -> hash) changed."""
     if executor not in EXECUTORS:
         raise ConfigError(f"unknown executor {executor!r}; known executors: {', '.join(EXECUTORS)}")
@@ -96,26 +96,27 @@ def run_tasks(
         from privpub.experiments.pool import can_fork_workers, run_isolated
 
         if not can_fork_workers():  # a job of a pool itself (e.g. Hydra's joblib launcher)
-            return (func(*task, **common) for task in tasks)
-        return run_isolated(func, tasks, common, n_jobs=cap_n_jobs(n_jobs)[0],
-                            on_failure=on_failure or _raise, task_timeout=task_timeout,
-                            task_memory=task_memory, code=code)
+            return (func(*trial, **common) for trial in trials)
+        return run_isolated(func, trials, common, n_jobs=cap_n_jobs(n_jobs)[0],
+                            on_failure=on_failure or _raise, trial_timeout=trial_timeout,
+                            trial_memory=trial_memory, code=code)
     if executor == "sequential" or (n_jobs == 1 and executor != "dask"):
-        return (func(*task, **common) for task in tasks)
+        return (func(*trial, **common) for trial in trials)
     if executor == "threading":
         common = {**common, "measure_memory": False}
-    return _joblib(func, tasks, common, n_jobs=n_jobs, executor=executor, dask_address=dask_address)
+    return _joblib(func, trials, common, n_jobs=n_jobs, executor=executor,
+                   dask_address=dask_address)
 
 
-def _raise(task: tuple, reason: str):
-    raise RuntimeError(f"task {task!r} failed: {reason}")
+def _raise(trial: tuple, reason: str):
+    raise RuntimeError(f"trial {trial!r} failed: {reason}")
 
 
-def _joblib(func, tasks: Iterable, common, *, n_jobs, executor, dask_address):
+def _joblib(func, trials: Iterable, common, *, n_jobs, executor, dask_address):
     import joblib
 
-    # loky replaces a worker whose memory grew past 300 MB between two tasks (its leak guard)
-    # and reports each replacement with this warning; no task is lost (joblib#883, loky#641).
+    # loky replaces a worker whose memory grew past 300 MB between two trials (its leak guard)
+    # and reports each replacement with this warning; no trial is lost (joblib#883, loky#641).
     # At paper scale it fired on every replacement and buried the progress line.
     warnings.filterwarnings(
         "ignore", message="A worker stopped while some jobs were given", category=UserWarning
@@ -141,4 +142,4 @@ def _joblib(func, tasks: Iterable, common, *, n_jobs, executor, dask_address):
             n_jobs = -1
         stack.enter_context(joblib.parallel_config(backend=backend, n_jobs=n_jobs))
         parallel = joblib.Parallel(return_as="generator_unordered", batch_size="auto")
-        yield from parallel(joblib.delayed(func)(*task, **common) for task in tasks)
+        yield from parallel(joblib.delayed(func)(*trial, **common) for trial in trials)

@@ -1,6 +1,6 @@
 """Draw an experiment's figures, tables, claims and ``summary.md`` from its result store,
 into ``results/<experiment>/<scale>/`` (or a variant's directory), and skip a draw that
-nothing changed. What a figure shows and why (the asked tasks only, variants, the
+nothing changed. What a figure shows and why (the asked trials only, variants, the
 fingerprint, plot kinds): ``docs/design.md`` ("Figures show what was asked", "Plot kinds").
 """
 
@@ -90,16 +90,16 @@ def seeds_of(seed) -> tuple[int, ...]:
 
 
 def asked_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed) -> pd.DataFrame:
-    """The rows of ``spec``'s tasks under base seed ``seed`` (an int, or a list of them: a
+    """The rows of ``spec``'s trials under base seed ``seed`` (an int, or a list of them: a
     sweep over seeds) and the matching truths, relabelled with the spec's labels."""
     if frame.empty:
         return frame
     labels = spec.labels
     reps = pd.to_numeric(frame["rep"], errors="coerce")
-    task = frame["cell"].isin(list(labels)) & (reps < spec.repetitions)
+    trial = frame["cell"].isin(list(labels)) & (reps < spec.repetitions)
     datasets = {c.dataset for c in spec.cells}
     truth = frame["cell"].astype(str).str.startswith("truth-") & frame["dataset"].isin(datasets)
-    rows = frame[(task | truth) & frame[SEED].isin(seeds_of(seed))].copy()
+    rows = frame[(trial | truth) & frame[SEED].isin(seeds_of(seed))].copy()
     rows["label"] = [labels.get(c, lab) for c, lab in zip(rows["cell"], rows["label"], strict=True)]
     rows["dataset_label"] = [
         spec.dataset_labels.get(f"{d}|{o}", dataset_label(d, o))
@@ -318,8 +318,8 @@ def _other_cells(frame: pd.DataFrame, drawn: pd.DataFrame) -> str:
     """A summary.md section listing the stored cells that this figure does not draw."""
     if frame.empty:
         return ""
-    tasks = frame[~frame["cell"].astype(str).str.startswith("truth-")]
-    other = tasks[~tasks.set_index(["cell", "base_seed", "rep"]).index.isin(
+    trials = frame[~frame["cell"].astype(str).str.startswith("truth-")]
+    other = trials[~trials.set_index(["cell", "base_seed", "rep"]).index.isin(
         drawn.set_index(["cell", "base_seed", "rep"]).index)]
     if other.empty:
         return ""
@@ -337,7 +337,7 @@ def _status_section(rows: pd.DataFrame, status: str, heading: str) -> str:
     if found.empty:
         return ""
     counts = found.groupby(["dataset", "label", "error"]).size().reset_index(name="n")
-    lines = [f"- {r.dataset} / {r.label}: {r.n} task(s): {r.error}" for r in counts.itertuples()]
+    lines = [f"- {r.dataset} / {r.label}: {r.n} trial(s): {r.error}" for r in counts.itertuples()]
     return f"## {heading}\n\n" + "\n".join(lines) + "\n"
 
 
@@ -456,7 +456,7 @@ def draw_experiment(
     results_dir : path
         The results directory (the store is ``<results_dir>/<experiment>/<scale>/store``).
     seed : int or list of int
-        The base seed whose tasks are drawn; several (a sweep over seeds) are each a series
+        The base seed whose trials are drawn; several (a sweep over seeds) are each a series
         of every figure and a row of every table (``seed=1``) and judge the claims each.
     variant : str, optional
         Draw into ``variants/<variant>/`` (a run that changed what is computed).
@@ -496,11 +496,11 @@ def draw_experiment(
     sections = [_claims_text(claims), *texts, _limits_text(limits), privacy_text(privacy),
                 _caveats_text(ok)]
     if not rows.empty:
-        tasks = pd.concat([rows, twins])  # a noise-free twin is a task too, as in the run line
+        trials = pd.concat([rows, twins])  # a noise-free twin is a trial too, as in the run line
         sections += [
-            _status_section(tasks, "skipped", "Skipped tasks (the cell cannot apply)"),
-            _status_section(tasks, "error", "Failed tasks"),
-            _other_cells(frame, tasks),
+            _status_section(trials, "skipped", "Skipped trials (the cell cannot apply)"),
+            _status_section(trials, "error", "Failed trials"),
+            _other_cells(frame, trials),
         ]
     (out / "summary.md").write_text(_header(spec, variant, overrides)
                                     + "\n".join(s for s in sections if s))
@@ -528,7 +528,7 @@ def _header(spec: ExperimentSpec, variant: str | None, overrides) -> str:
 
 
 def _drawn_rows(frame: pd.DataFrame, spec: ExperimentSpec, seed, stored: bool):
-    """The rows a draw shows (the spec's tasks, or every stored cell of ``seed`` with
+    """The rows a draw shows (the spec's trials, or every stored cell of ``seed`` with
     ``stored``), split into ordinary rows and noise-free twins."""
     if stored and not frame.empty:
         rows = frame[frame[SEED].isin(seeds_of(seed))]
@@ -564,23 +564,23 @@ def _draw_plots(spec: ExperimentSpec, ok: pd.DataFrame, out: Path):
 
 
 def _meta(spec, rows, drawn, variant, overrides, summary, seeds=(0,)) -> dict:
-    tasks = rows[~rows["cell"].astype(str).str.startswith("truth-")] if not rows.empty else rows
-    per_task = tasks.drop_duplicates(["cell", SEED, "rep"]) if not tasks.empty else tasks
-    counts = per_task["status"].value_counts().to_dict() if not per_task.empty else {}
+    trials = rows[~rows["cell"].astype(str).str.startswith("truth-")] if not rows.empty else rows
+    per_trial = trials.drop_duplicates(["cell", SEED, "rep"]) if not trials.empty else trials
+    counts = per_trial["status"].value_counts().to_dict() if not per_trial.empty else {}
     def column(name):
-        return pd.to_numeric(per_task.get(name, pd.Series(dtype=float)), errors="coerce")
+        return pd.to_numeric(per_trial.get(name, pd.Series(dtype=float)), errors="coerce")
 
-    # the whole task (data, mechanism, metrics) where recorded, else the mechanism call
-    seconds = column("task_seconds") if "task_seconds" in per_task else column("seconds")
+    # the whole trial (data, mechanism, metrics) where recorded, else the mechanism call
+    seconds = column("task_seconds") if "task_seconds" in per_trial else column("seconds")
     cpu, peak = column("cpu_seconds"), column("peak_mb")
-    if "release_cached" in per_task:  # the mechanism's CPU was spent by another task
-        cpu = cpu.mask(per_task["release_cached"].eq(True).to_numpy())
+    if "release_cached" in per_trial:  # the mechanism's CPU was spent by another trial
+        cpu = cpu.mask(per_trial["release_cached"].eq(True).to_numpy())
     slowest = []
-    if not per_task.empty and seconds.notna().any():
-        by_cell = per_task.assign(_s=seconds).groupby(["dataset", "label", "params"])["_s"]
+    if not per_trial.empty and seconds.notna().any():
+        by_cell = per_trial.assign(_s=seconds).groupby(["dataset", "label", "params"])["_s"]
         top = by_cell.agg(["mean", "count"]).sort_values("mean", ascending=False).head(5)
         slowest = [{"dataset": d, "series": s, "params": p, "seconds": float(r["mean"]),
-                    "tasks": int(r["count"])} for (d, s, p), r in top.iterrows()]
+                    "trials": int(r["count"])} for (d, s, p), r in top.iterrows()]
     meta = {
         "experiment": spec.name,
         "paper": spec.paper,
@@ -589,12 +589,12 @@ def _meta(spec, rows, drawn, variant, overrides, summary, seeds=(0,)) -> dict:
         "privacy": spec.privacy,
         "cells": len(spec.cells),
         "repetitions": spec.repetitions,
-        "tasks": spec.n_tasks * len(seeds),
+        "trials": spec.n_trials * len(seeds),
         "seeds": list(seeds),
         "ok": int(counts.get("ok", 0)),
         "skipped": int(counts.get("skipped", 0)),
         "failed": int(counts.get("error", 0)),
-        "missing": spec.n_tasks * len(seeds) - len(per_task),
+        "missing": spec.n_trials * len(seeds) - len(per_trial),
         "variant": variant,
         "overrides": list(overrides or []),
         "figures": drawn["figure"],
@@ -602,7 +602,7 @@ def _meta(spec, rows, drawn, variant, overrides, summary, seeds=(0,)) -> dict:
         "drawn_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "seconds": {
             "total": float(seconds.sum()) if len(seconds) else 0.0,
-            "per_task": float(seconds.mean()) if seconds.notna().any() else None,
+            "per_trial": float(seconds.mean()) if seconds.notna().any() else None,
             "cpu_total": float(cpu.sum()) if cpu.notna().any() else None,
         },
         "peak_mb": float(peak.max()) if peak.notna().any() else None,

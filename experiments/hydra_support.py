@@ -3,7 +3,7 @@ drawing, one failure list and one exit code.
 
 When the sweep starts, :func:`preflight` resolves every job as its run will and checks all
 their data files at once: one job that cannot run (a bad value, an unknown name, a missing
-file, ...) stops the sweep before any task runs, with one message naming each error once
+file, ...) stops the sweep before any trial runs, with one message naming each error once
 and the jobs it stops (exit 2; :mod:`privpub.experiments.preflight`).
 
 Multirun jobs may run in parallel (joblib / SLURM launchers), each writing into the same
@@ -15,10 +15,10 @@ directory (:mod:`privpub.experiments.cli`). When the sweep ends, :class:`Privpub
   own figures when every job ran the experiment's own grid at seed 0, else
   ``variants/<slug>/`` named after the sweep's overrides; each seed a series);
 - lists every failure once;
-- exits with the largest code of the jobs (2 config/data error, 1 failed tasks, 0 otherwise).
+- exits with the largest code of the jobs (2 config/data error, 1 failed trials, 0 otherwise).
 
 With the basic launcher (jobs one after another in this process) one progress bar covers
-the whole sweep: its total is every job's task count, resolved when the sweep starts.
+the whole sweep: its total is every job's trial count, resolved when the sweep starts.
 
 Before Hydra composes, :func:`register_configs` gives ``mechanism=<name>`` a config for a
 mechanism that has no ``conf/mechanism/<name>.yaml`` (every built-in one, a plug-in), and
@@ -154,7 +154,7 @@ def check_sweep(config: DictConfig) -> list | None:
     """Every job of the sweep resolved as its run resolves it, before the first runs: a
     :class:`~privpub.experiments.preflight.Job` each, with its spec or its error (a bad
     value, an unknown name, a parameter a mechanism does not take, a kind that does not
-    fit, too many tasks). Composition only, no data is read. None when the sweep is not the
+    fit, too many trials). Composition only, no data is read. None when the sweep is not the
     basic sweeper's or Hydra cannot compose a job (Hydra then says why, in its words)."""
     from hydra import compose
 
@@ -272,11 +272,11 @@ class PrivpubCallback(Callback):
         jobs = preflight(config)
         launcher = str(OmegaConf.select(config, "hydra.launcher._target_") or "")
         if config.get("progress", True) and launcher.endswith("BasicLauncher"):
-            total = (sum(j.spec.n_tasks for j in jobs)
+            total = (sum(j.spec.n_trials for j in jobs)
                      if jobs and all(j.spec is not None for j in jobs) else None)
             from tqdm.auto import tqdm
 
-            _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="task")
+            _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="trial")
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
         from privpub.experiments.cli import closing_line, draw, figure_path, variant_slug
@@ -305,7 +305,7 @@ class PrivpubCallback(Callback):
         code = max([o.get("code", 0) for o in outcomes] or [0])
         if errors or failures:
             lines = [f"privpub: multirun of {len(outcomes)} job(s): {len(errors)} job(s) "
-                     f"stopped by an error (printed above), {len(failures)} task(s) failed"]
+                     f"stopped by an error (printed above), {len(failures)} trial(s) failed"]
             lines += [f"  FAILED {f['where']}: {f['error']}" for f in failures[:20]]
             if len(failures) > 20:
                 lines.append(f"  ... and {len(failures) - 20} more (see the stores' error rows)")

@@ -8,7 +8,7 @@ ordinary :class:`~privpub.experiments.spec.ExperimentSpec` s (one per output kin
 must
 all take that kind), whose cells are the paper experiments' cells where they compute the same
 thing, so the runner copies what a paper experiment already computed.
-:func:`run_leaderboard` checks every selected task and ``--add`` name before any task runs
+:func:`run_leaderboard` checks every selected task and ``--add`` name before any trial runs
 (:mod:`privpub.experiments.preflight`), runs what is missing, quick-audits what it ranks and
 no stored audit speaks for (:func:`audit_unaudited`) and has :mod:`privpub.plots.leaderboard`
 write the pages.
@@ -51,7 +51,7 @@ AUDIT_SEED = 0
 #: Where the task files live.
 TASK_DIR = CONF_DIR / "task"
 #: A task's store is ``<results_dir>/<STORE_PREFIX><task>/<scale>/store``: beside the paper
-#: experiments' (so either reads the other's tasks), and left out of the report (``_``).
+#: experiments' (so either reads the other's trials), and left out of the report (``_``).
 STORE_PREFIX = "_leaderboard_"
 
 _TASK_KEYS = frozenset(
@@ -484,11 +484,11 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
                     results_dir="results", n_jobs: int = 1, seed: int = 0,
                     data_dir=None, progress: bool = False, audit: bool = True,
                     echo=print) -> dict:
-    """Run the missing tasks of ``tasks`` (default: all), quick-audit what they rank and no
+    """Run the missing trials of ``tasks`` (default: all), quick-audit what they rank and no
     stored audit speaks for (unless ``audit`` is False: it is then "not audited") and write
     ``<results_dir>/leaderboard/``, whose pages and CSV also keep every other task already
     stored at ``scale``. A series whose claim the stored audit refutes is not ranked, nor
-    among the series a task's claim compares. Before any task runs, the task and ``add``
+    among the series a task's claim compares. Before any trial runs, the task and ``add``
     names, where each added mechanism fits (:func:`check_added`: ``echo`` says which tasks
     it joins) and every task's specs and data files are checked: a problem is one
     :class:`~privpub.errors.PrivpubError` naming each once.
@@ -508,7 +508,7 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     import_plugins(plugins)
     names = list(dict.fromkeys(tasks)) or task_names()
     loaded = _load_tasks(names, add)
-    fits, lines = check_added(loaded, add)  # before any task runs, as is everything below
+    fits, lines = check_added(loaded, add)  # before any trial runs, as is everything below
     for line in lines:
         echo(line)
     specs = _preflight(loaded, scale, fits, results_dir=results_dir, seed=seed,
@@ -573,7 +573,7 @@ def _load_tasks(names, add=()) -> list[Task]:
 def _preflight(tasks: list[Task], scale: str, fits: dict, *, results_dir, seed: int,
                data_dir) -> dict[str, list]:
     """Every task's specs (:func:`compile_task`, with the ``--add`` mechanisms it ranks)
-    and the data files of all of them checked before the first task runs
+    and the data files of all of them checked before the first trial runs
     (:mod:`privpub.experiments.preflight`): one error naming each problem once and the
     tasks it stops. Returns ``{task: specs}``."""
     from privpub.errors import DataError, PrivpubError
@@ -616,7 +616,7 @@ def add_leaderboard_parser(sub) -> None:
     lb.add_argument("--plugins", nargs="+", default=[], metavar="MODULE",
                     help="modules registering your own mechanisms (e.g. mylab.mech)")
     lb.add_argument("--results-dir", default="results", help="default: results")
-    lb.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (default: 1)")
+    lb.add_argument("--n-jobs", type=int, default=1, help="parallel trials (default: 1)")
     lb.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
     lb.add_argument("--data-dir", help="real datasets (default: $PRIVPUB_DATA_DIR)")
     lb.add_argument("--no-audit", dest="audit", action="store_false",
@@ -661,7 +661,7 @@ def closing_lines(result: dict, scale: str | None = None) -> list[str]:
 
 
 def cmd_leaderboard(args, out) -> int:
-    """``privpub leaderboard``: exit 0 done, 1 some tasks failed or the audit refutes a
+    """``privpub leaderboard``: exit 0 done, 1 some trials failed or the audit refutes a
     caveat-free claim it would rank, 2 a config or data error."""
     import os
     import sys

@@ -1,10 +1,10 @@
-"""A process pool that survives its tasks: the ``process`` executor.
+"""A process pool that survives its trials: the ``process`` executor.
 
 Each worker is a process of our own (``forkserver`` context) with one pipe to this process,
-which knows the task every worker holds. A worker that dies (a signal, an out-of-memory
-kill, ``os._exit``) or passes the run's ``task_timeout`` / ``task_memory`` costs its task
-only: the task becomes a failed result (``on_failure``), the worker is replaced and the
-other tasks go on. Workers are reused across tasks and runs, so they keep their per-process
+which knows the trial every worker holds. A worker that dies (a signal, an out-of-memory
+kill, ``os._exit``) or passes the run's ``trial_timeout`` / ``trial_memory`` costs its trial
+only: the trial becomes a failed result (``on_failure``), the worker is replaced and the
+other trials go on. Workers are reused across trials and runs, so they keep their per-process
 dataset caches. The fault matrix is in docs/design.md (Experiments: "Faults").
 """
 
@@ -24,12 +24,12 @@ from multiprocessing.connection import wait
 
 __all__ = ["run_isolated", "shutdown", "death_cause", "can_fork_workers"]
 
-#: How often the memory of busy workers is sampled when ``task_memory`` is set (seconds).
+#: How often the memory of busy workers is sampled when ``trial_memory`` is set (seconds).
 MEMORY_SAMPLE_SECONDS = 0.2
-#: With ``task_timeout``, a new worker gets this long to import the run's modules.
+#: With ``trial_timeout``, a new worker gets this long to import the run's modules.
 STARTUP_SECONDS = 120.0
-#: A worker whose last task took less than this gets its next task before it asks (the
-#: round trip of short tasks is hidden; a long task never waits behind another).
+#: A worker whose last trial took less than this gets its next trial before it asks (the
+#: round trip of short trials is hidden; a long trial never waits behind another).
 PREFETCH_SECONDS = 0.5
 #: How long a dead worker's exit code may take to arrive (it names the cause in the row).
 DEATH_REPORT_SECONDS = 30.0
@@ -47,7 +47,7 @@ def _context():
 
 def can_fork_workers() -> bool:
     """False inside another pool's worker (a daemonic process, or a loky worker, whose
-    start method our workers cannot use): there the tasks run in the process itself."""
+    start method our workers cannot use): there the trials run in the process itself."""
     if multiprocessing.current_process().daemon:
         return False
     return multiprocessing.get_start_method(allow_none=True) in (None, "fork", "spawn",
@@ -66,18 +66,18 @@ def _die_with_parent() -> None:
 
 
 def _import_quietly(modules) -> None:
-    """Import the run's modules before its first task (a failure shows in the task)."""
+    """Import the run's modules before its first trial (a failure shows in the trial)."""
     import importlib
 
     for module in modules:
         try:
             importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - the task that needs it reports it
+        except Exception:  # noqa: BLE001 - the trial that needs it reports it
             pass
 
 
 def _worker(conn) -> None:
-    """Run the tasks the parent sends until it sends None or goes away."""
+    """Run the trials the parent sends until it sends None or goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _die_with_parent()
     func, common = None, {}
@@ -93,11 +93,11 @@ def _worker(conn) -> None:
             sys.path[:] = path
             os.environ.update(environ)
             _import_quietly(modules)
-            conn.send(("ready", None, None))  # imports done: the first task's clock starts
+            conn.send(("ready", None, None))  # imports done: the first trial's clock starts
             continue
-        _, index, task = message
+        _, index, trial = message
         try:
-            reply = ("done", index, func(*task, **common))
+            reply = ("done", index, func(*trial, **common))
         except BaseException as exc:  # noqa: BLE001 - reported, the worker goes on
             reply = ("raised", index, "".join(traceback.format_exception_only(exc)).strip())
         try:
@@ -105,7 +105,7 @@ def _worker(conn) -> None:
         except (OSError, EOFError):  # the parent is gone
             return
         except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
-            conn.send(("raised", index, f"the task's result could not be sent back: {exc}"))
+            conn.send(("raised", index, f"the trial's result could not be sent back: {exc}"))
 
 
 # ----------------------------------------------------------------------------- parent side
@@ -118,10 +118,10 @@ class _Worker:
         child.close()
         self.run_id = None
         self.code: dict[str, str] = {}  # module -> hash of the code it ran
-        self.queue: deque = deque()  # (index, task) sent, in order; the first is running
+        self.queue: deque = deque()  # (index, trial) sent, in order; the first is running
         self.started = 0.0  # when the first of the queue started
         self.ready = False  # has imported the run's modules (the time limit applies)
-        self.last_seconds = math.inf  # how long its last task took
+        self.last_seconds = math.inf  # how long its last trial took
 
     def send(self, item: tuple, setup: tuple, run_id: int, code: dict) -> bool:
         """Send ``item`` (after the run's setup, if this worker has not had it); False when
@@ -129,7 +129,7 @@ class _Worker:
         try:
             if self.run_id != run_id:
                 self.conn.send(setup)
-            self.conn.send(("task", *item))
+            self.conn.send(("trial", *item))
         except (BrokenPipeError, ConnectionResetError):
             return False
         if self.run_id != run_id:
@@ -206,26 +206,26 @@ def death_cause(exitcode: int | None, oom_before: int | None = None) -> str:
                 return "killed: out of memory"
             return "worker killed by SIGKILL (the out-of-memory killer or another process)"
         return f"worker killed by {name}"
-    return f"worker exited with code {exitcode} in the middle of the task"
+    return f"worker exited with code {exitcode} in the middle of the trial"
 
 
 def run_isolated(
     func: Callable,
-    tasks: Iterable[tuple],
+    trials: Iterable[tuple],
     common: dict,
     *,
     n_jobs: int,
     on_failure: Callable[[tuple, str], object],
-    task_timeout: float | None = None,
-    task_memory: float | None = None,
+    trial_timeout: float | None = None,
+    trial_memory: float | None = None,
     code: dict[str, str] | None = None,
 ) -> Iterator:
-    """Yield ``func(*task, **common)`` for every task, in completion order, computed by
-    ``n_jobs`` worker processes; a task whose worker dies, raises, or exceeds
-    ``task_timeout`` seconds or ``task_memory`` MB yields ``on_failure(task, reason)``.
+    """Yield ``func(*trial, **common)`` for every trial, in completion order, computed by
+    ``n_jobs`` worker processes; a trial whose worker dies, raises, or exceeds
+    ``trial_timeout`` seconds or ``trial_memory`` MB yields ``on_failure(trial, reason)``.
 
-    ``code`` (module -> hash of the code the tasks run): each worker imports these modules
-    before its first task of the run (a task's time does not count the worker's start-up),
+    ``code`` (module -> hash of the code the trials run): each worker imports these modules
+    before its first trial of the run (a trial's time does not count the worker's start-up),
     and a worker that ran an earlier run with another version of one of them is replaced,
     not reused."""
     ctx = _context()
@@ -235,42 +235,42 @@ def run_isolated(
     for worker in [w for w in _POOL if any(w.code.get(m, h) != h for m, h in code.items())]:
         _POOL.remove(worker)  # it imported code that has changed since
         worker.kill()
-    pending = iter(enumerate(tasks))
-    retry: deque = deque()  # queued behind a task whose worker died: not started, sent again
+    pending = iter(enumerate(trials))
+    retry: deque = deque()  # queued behind a trial whose worker died: not started, sent again
 
-    def next_task():
+    def next_trial():
         return retry.popleft() if retry else next(pending, None)
 
-    busy: dict[int, _Worker] = {}  # sentinel -> worker with tasks sent
+    busy: dict[int, _Worker] = {}  # sentinel -> worker with trials sent
     oom = [_oom_kills()]  # the kernel's OOM kills so far (read again after each death)
     try:
         while True:
-            while len(busy) < n_jobs and (item := next_task()) is not None:
+            while len(busy) < n_jobs and (item := next_trial()) is not None:
                 worker = _idle_worker(ctx, busy, n_jobs)
                 if not worker.send(item, setup, run_id, code):  # died while idle
                     if worker.run_id is None:
-                        raise RuntimeError("a new worker process ended before its first task")
+                        raise RuntimeError("a new worker process ended before its first trial")
                     retry.appendleft(item)
                     _POOL.remove(worker)
                     worker.kill()
                     continue
                 busy[worker.proc.sentinel] = worker
-            for worker in busy.values():  # a short task's successor waits in the pipe
+            for worker in busy.values():  # a short trial's successor waits in the pipe
                 if len(worker.queue) == 1 and worker.last_seconds < PREFETCH_SECONDS:
-                    if (item := next_task()) is None:
+                    if (item := next_trial()) is None:
                         break
-                    if not worker.send(item, setup, run_id, code):  # its task just killed it
+                    if not worker.send(item, setup, run_id, code):  # its trial just killed it
                         retry.appendleft(item)  # not started: the death is handled below
             if not busy:
                 break
-            timeout = _next_check(busy.values(), task_timeout, task_memory)
+            timeout = _next_check(busy.values(), trial_timeout, trial_memory)
             ready = wait([w.conn for w in busy.values()] + list(busy), timeout)
             for worker in list(busy.values()):
-                yield from _results(worker, ready, oom, task_timeout, task_memory, on_failure,
+                yield from _results(worker, ready, oom, trial_timeout, trial_memory, on_failure,
                                     retry)
                 if not worker.queue:
                     del busy[worker.proc.sentinel]
-    except BaseException:  # Ctrl-C, the consumer stopped or an error: no worker keeps a task
+    except BaseException:  # Ctrl-C, the consumer stopped or an error: no worker keeps a trial
         for worker in busy.values():
             worker.kill()
             if worker in _POOL:
@@ -294,38 +294,38 @@ def _idle_worker(ctx, busy: dict, n_jobs: int) -> _Worker:
     return worker
 
 
-def _limit(worker: _Worker, task_timeout: float) -> float:
-    """The seconds the worker's first task may run: ``task_timeout`` once it is ready."""
-    return task_timeout if worker.ready else max(task_timeout, STARTUP_SECONDS)
+def _limit(worker: _Worker, trial_timeout: float) -> float:
+    """The seconds the worker's first trial may run: ``trial_timeout`` once it is ready."""
+    return trial_timeout if worker.ready else max(trial_timeout, STARTUP_SECONDS)
 
 
-def _next_check(workers, task_timeout, task_memory) -> float | None:
+def _next_check(workers, trial_timeout, trial_memory) -> float | None:
     """Seconds until a limit must be checked again (None: wait for a result)."""
     waits = []
-    if task_timeout:
+    if trial_timeout:
         now = time.monotonic()
-        waits += [max(0.0, w.started + _limit(w, task_timeout) - now) for w in workers]
-    if task_memory:
+        waits += [max(0.0, w.started + _limit(w, trial_timeout) - now) for w in workers]
+    if trial_memory:
         waits.append(MEMORY_SAMPLE_SECONDS)
     return min(waits) if waits else None
 
 
-def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_failure,
+def _results(worker: _Worker, ready, oom: list, trial_timeout, trial_memory, on_failure,
              retry: deque) -> Iterator:
-    """The results ``worker`` has now: its answers, or the failure of its running task
-    when it died or passed a limit (then it is killed, and the tasks queued behind go to
+    """The results ``worker`` has now: its answers, or the failure of its running trial
+    when it died or passed a limit (then it is killed, and the trials queued behind go to
     ``retry``)."""
     closed = False  # the worker closed its end of the pipe: it is dying
     if worker.conn in ready:
         try:
             while worker.queue and worker.conn.poll():
                 kind, _, value = worker.conn.recv()
-                if kind == "ready":  # a task's time does not count the worker's start-up
+                if kind == "ready":  # a trial's time does not count the worker's start-up
                     worker.started, worker.ready = time.monotonic(), True
                     continue
-                (_, task), now = worker.queue.popleft(), time.monotonic()
+                (_, trial), now = worker.queue.popleft(), time.monotonic()
                 worker.last_seconds, worker.started = now - worker.started, now
-                yield value if kind == "done" else on_failure(task, value)
+                yield value if kind == "done" else on_failure(trial, value)
         except (EOFError, OSError):
             closed = True  # died while answering: handled as a death below
     if not worker.queue:
@@ -335,19 +335,19 @@ def _results(worker: _Worker, ready, oom: list, task_timeout, task_memory, on_fa
         worker.proc.join(DEATH_REPORT_SECONDS)  # its exit code comes through the forkserver
         reason = death_cause(worker.proc.exitcode, oom[0])
         oom[0] = _oom_kills()
-    elif task_timeout and time.monotonic() - worker.started > _limit(worker, task_timeout):
-        reason = (f"exceeded task_timeout={task_timeout:g} s" if worker.ready else
+    elif trial_timeout and time.monotonic() - worker.started > _limit(worker, trial_timeout):
+        reason = (f"exceeded trial_timeout={trial_timeout:g} s" if worker.ready else
                   f"the worker did not start within {STARTUP_SECONDS:g} s")
-    elif task_memory:
+    elif trial_memory:
         rss = worker.rss_mb()
-        if rss > task_memory:
-            reason = f"exceeded task_memory={task_memory:g} MB (resident {rss:.0f} MB)"
+        if rss > trial_memory:
+            reason = f"exceeded trial_memory={trial_memory:g} MB (resident {rss:.0f} MB)"
     if reason is None:
         return
     worker.kill()
     if worker in _POOL:
         _POOL.remove(worker)
-    (_, task), *behind = worker.queue
+    (_, trial), *behind = worker.queue
     worker.queue.clear()
     retry.extendleft(reversed(behind))
-    yield on_failure(task, reason)
+    yield on_failure(trial, reason)

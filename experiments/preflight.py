@@ -1,5 +1,5 @@
 """Errors before work: every job of a sweep (every spec of a leaderboard) is resolved and its
-data files checked before the first task runs, and each error is said once.
+data files checked before the first trial runs, and each error is said once.
 
 :func:`check_data` checks the real data files of every resolved :class:`Job` at once (per
 data directory); :func:`report` turns the jobs' errors into one message naming which jobs
@@ -26,7 +26,7 @@ _SHOWN = 6
 @dataclass
 class Job:
     """One run to check before any runs: its name in messages (``#2 (dataset=karate)``,
-    a task's id), its resolved spec (None: it did not resolve, see ``error``) and what its
+    a trial's id), its resolved spec (None: it did not resolve, see ``error``) and what its
     data check needs (the run's settings)."""
 
     label: str
@@ -37,7 +37,7 @@ class Job:
     data_dir: str | None = None
     allow_download: bool = False
     rerun: bool = False
-    #: datasets whose files are missing or corrupt and that a task still to run needs
+    #: datasets whose files are missing or corrupt and that a trial still to run needs
     needs: list[str] = field(default_factory=list)
 
     @property
@@ -51,9 +51,9 @@ def check_data(jobs: list[Job]) -> list[str]:
     data directory whose files some job needs: every missing or corrupt file named once).
 
     Like a run (:func:`privpub.experiments.runner.run_experiment`), a job needs the files
-    of the tasks it still has to compute: a missing dataset whose tasks are all stored
+    of the trials it still has to compute: a missing dataset whose trials are all stored
     stops nothing. The store is read only when a file is missing or corrupt; with
-    ``allow_download`` the needed files are fetched here, before any task runs.
+    ``allow_download`` the needed files are fetched here, before any trial runs.
     """
     from privpub.data import check_dataset_files
     from privpub.errors import DataError
@@ -96,14 +96,14 @@ def _bad_datasets(names, data_dir) -> set[str]:
 
 
 def _pending_datasets(job: Job) -> set[str]:
-    """The datasets of the tasks ``job`` still has to compute (the run's plan)."""
-    from privpub.experiments.reuse import plan_tasks
+    """The datasets of the trials ``job`` still has to compute (the run's plan)."""
+    from privpub.experiments.reuse import plan_trials
     from privpub.experiments.runner import store_dir
     from privpub.experiments.store import ResultStore
 
     store = ResultStore(store_dir(job.results_dir, job.spec.name, job.spec.scale) / "store")
-    plan = plan_tasks(job.spec, store, seed=int(job.seed), rerun=job.rerun)
-    return {cell.dataset for cell in plan.tasks.cells()}
+    plan = plan_trials(job.spec, store, seed=int(job.seed), rerun=job.rerun)
+    return {cell.dataset for cell in plan.trials.cells()}
 
 
 def report(jobs: list[Job], data_messages=(), *, noun: str = "job") -> str | None:

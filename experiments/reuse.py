@@ -1,6 +1,6 @@
-"""Which tasks of a run are already computed: result-store reuse and scheduling.
+"""Which trials of a run are already computed: result-store reuse and scheduling.
 
-:func:`plan_tasks` decides, before anything runs, which tasks the run's store holds for the
+:func:`plan_trials` decides, before anything runs, which trials the run's store holds for the
 current code, which another experiment's store holds (copied, not recomputed) and in which
 order the rest run. The rules are in docs/design.md (Experiments: "Code-aware reuse",
 "Never computed twice", "Scheduling").
@@ -17,7 +17,7 @@ from privpub.experiments.spec import ExperimentSpec
 from privpub.experiments.store import RELEASE_METRIC, ResultStore, metric_family
 from privpub.registry import get_mechanism, get_metric
 
-__all__ = ["TaskPlan", "TaskList", "plan_tasks", "cell_fingerprints", "look_elsewhere",
+__all__ = ["TrialPlan", "TrialList", "plan_trials", "cell_fingerprints", "look_elsewhere",
            "longest_first"]
 
 
@@ -41,8 +41,8 @@ class _Reps:
         return _Reps(self.n, self.skip | set(reps))
 
 
-class TaskList:
-    """The tasks a run has to compute, cell by cell: ``(cell, rep, code hash, release key)``
+class TrialList:
+    """The trials a run has to compute, cell by cell: ``(cell, rep, code hash, release key)``
     made as they are iterated, so memory does not grow with the repetitions. Also the
     ``wanted`` lookup of :func:`look_elsewhere`: ``(cell id, rep) -> (cell, code hash)``."""
 
@@ -82,28 +82,28 @@ class TaskList:
         entry = self._by_id[key[0]]
         return entry[0], entry[1]
 
-    def without(self, done) -> TaskList:
-        """These tasks less ``done`` ((cell id, rep) pairs)."""
+    def without(self, done) -> TrialList:
+        """These trials less ``done`` ((cell id, rep) pairs)."""
         by_cell: dict[str, set] = {}
         for cell_id, rep in done:
             by_cell.setdefault(cell_id, set()).add(rep)
-        out = TaskList(self.seed)
+        out = TrialList(self.seed)
         for cell, code, release_code, reps in self.entries:
             gone = by_cell.get(cell.cell_id)
             out.add(cell, code, release_code, reps.without(gone) if gone else reps)
         return out
 
-    def longest_first(self, costs: dict) -> TaskList:
-        """The same tasks, cells in :func:`longest_first` order (ties keep theirs)."""
+    def longest_first(self, costs: dict) -> TrialList:
+        """The same trials, cells in :func:`longest_first` order (ties keep theirs)."""
         key = _cost_key(costs)
-        return TaskList(self.seed, sorted(self.entries, key=lambda e: key(e[0])))
+        return TrialList(self.seed, sorted(self.entries, key=lambda e: key(e[0])))
 
 
 @dataclass
-class TaskPlan:
+class TrialPlan:
     """What a run has to compute, and what it found done."""
 
-    tasks: TaskList  # (cell, rep, code hash, release key) still to run, longest first
+    trials: TrialList  # (cell, rep, code hash, release key) still to run, longest first
     n_stored: int = 0  # done in the run's store or copied from another experiment's
     n_shared: int = 0  # of those, copied from another experiment's store
     n_recomputed: int = 0  # to run although stored: their code changed
@@ -111,18 +111,18 @@ class TaskPlan:
     code_modules: dict = field(default_factory=dict)  # code hash -> {module: hash}
 
 
-def plan_tasks(spec: ExperimentSpec, store: ResultStore, *, seed: int,
-               rerun: bool = False) -> TaskPlan:
-    """The tasks of ``spec`` under base seed ``seed`` that ``store`` does not hold for the
+def plan_trials(spec: ExperimentSpec, store: ResultStore, *, seed: int,
+                rerun: bool = False) -> TrialPlan:
+    """The trials of ``spec`` under base seed ``seed`` that ``store`` does not hold for the
     current code (all of them with ``rerun``), less those another experiment's store holds
     (copied into ``store`` here), longest first."""
     from privpub.experiments.provenance import describe_changes
 
     fingerprints = cell_fingerprints(spec.cells, spec.metrics)
     release_code = cell_fingerprints(spec.cells)  # the mechanism and data, not the metrics
-    done = {} if rerun else store.tasks(spec.expected_rows)
-    plan = TaskPlan(TaskList(seed),
-                    code_modules={code: modules for code, modules in fingerprints.values()})
+    done = {} if rerun else store.trials(spec.expected_rows)
+    plan = TrialPlan(TrialList(seed),
+                     code_modules={code: modules for code, modules in fingerprints.values()})
     stored_by_cell: dict[str, dict[int, str | None]] = {}
     for (cell_id, base_seed, rep), stored in done.items():
         if base_seed == seed and 0 <= rep < spec.repetitions:
@@ -138,18 +138,18 @@ def plan_tasks(spec: ExperimentSpec, store: ResultStore, *, seed: int,
                 stale.add((cell.cell_id, rep))
                 stale_codes.add((stored, cell.cell_id))
         plan.n_stored += len(current)
-        plan.tasks.add(cell, code, release_code[cell.cell_id][0],
-                       _Reps(spec.repetitions, current))
+        plan.trials.add(cell, code, release_code[cell.cell_id][0],
+                        _Reps(spec.repetitions, current))
     if stale_codes:
         known = store.code_modules()
         changed = set()
         for old, cell_id in stale_codes:
             changed |= set(describe_changes(known.get(old), fingerprints[cell_id][1]) or [])
         plan.changed_files = sorted(changed)
-    if plan.tasks:  # computed by another experiment: read, not recomputed
-        shared, costs = look_elsewhere(plan.tasks, spec, store, seed,
+    if plan.trials:  # computed by another experiment: read, not recomputed
+        shared, costs = look_elsewhere(plan.trials, spec, store, seed,
                                        share=not (rerun or spec.cold))
-        plan.tasks = plan.tasks.without(shared).longest_first(costs)
+        plan.trials = plan.trials.without(shared).longest_first(costs)
         plan.n_stored += len(shared)
         plan.n_shared = len(shared)
         stale -= shared
@@ -183,20 +183,20 @@ def cell_fingerprints(cells, metrics=()) -> dict[str, tuple[str, dict[str, str]]
     return out
 
 
-def look_elsewhere(tasks, spec: ExperimentSpec, store: ResultStore, seed: int, *, share=True):
+def look_elsewhere(trials, spec: ExperimentSpec, store: ResultStore, seed: int, *, share=True):
     """Read the stores of the results directory (any experiment and scale) once, for two
     things; returns ``(shared, costs)``.
 
-    ``shared``: every task that another experiment's store holds done, for the same cell,
+    ``shared``: every trial that another experiment's store holds done, for the same cell,
     seed and repetition, computed by the same code (equal ``code_hash``) with every row
     this experiment needs, is copied into ``store``; these are their (cell id, rep).
     ``costs``: the mean measured seconds of earlier runs, by cell id and by (mechanism,
-    dataset), which schedules the longest tasks first.
+    dataset), which schedules the longest trials first.
 
     The seeds depend only on the cell and the repetition, and each metric has its own
-    stream, so such a task's rows are exactly what this run would compute (day2016 Figs. 3,
+    stream, so such a trial's rows are exactly what this run would compute (day2016 Figs. 3,
     5, 7 and 8 share their θ-Cumulative and (θ,Ω)-Histogram cells)."""
-    wanted = tasks if isinstance(tasks, TaskList) else _Wanted(tasks)
+    wanted = trials if isinstance(trials, TrialList) else _Wanted(trials)
     needed = set(spec.expected_rows) | ({RELEASE_METRIC} if spec.keep_releases else set())
     found: dict = {}
     truths: dict = {}
@@ -205,9 +205,9 @@ def look_elsewhere(tasks, spec: ExperimentSpec, store: ResultStore, seed: int, *
         frame = ResultStore(other).load()
         if frame.empty or "code_hash" not in frame.columns:
             continue
-        tasks_of = frame.drop_duplicates(["cell", "base_seed", "rep"])
-        took = tasks_of["task_seconds"] if "task_seconds" in tasks_of else tasks_of["seconds"]
-        timed.append(tasks_of[["cell", "mechanism", "dataset"]].assign(seconds=took))
+        trials_of = frame.drop_duplicates(["cell", "base_seed", "rep"])
+        took = trials_of["task_seconds"] if "task_seconds" in trials_of else trials_of["seconds"]
+        timed.append(trials_of[["cell", "mechanism", "dataset"]].assign(seconds=took))
         if share and other != store.root and len(found) < len(wanted):
             _find_done(frame[frame["base_seed"] == seed], wanted, needed, found, truths)
     costs = _mean_costs(timed)
@@ -218,7 +218,7 @@ def look_elsewhere(tasks, spec: ExperimentSpec, store: ResultStore, seed: int, *
 
 
 def _find_done(frame, wanted: dict, needed: set, found: dict, truths: dict) -> None:
-    """Add to ``found`` the wanted tasks that ``frame`` (one store's rows under the run's
+    """Add to ``found`` the wanted trials that ``frame`` (one store's rows under the run's
     seed) holds done by the same code, and to ``truths`` its stored dataset truths."""
     truth = frame[frame["cell"].astype(str).str.startswith("truth-")]
     for cell_id, rows in truth.groupby("cell"):
@@ -246,7 +246,7 @@ def _mean_costs(timed: list) -> dict:
 
 
 def _copies(found: dict, truths: dict, wanted: dict, spec: ExperimentSpec) -> list[dict]:
-    """The found tasks' rows as this experiment's (its name, scale, labels and parameter
+    """The found trials' rows as this experiment's (its name, scale, labels and parameter
     columns), with the datasets' truths when the experiment keeps releases."""
     import pandas as pd
 
@@ -269,12 +269,12 @@ def _copies(found: dict, truths: dict, wanted: dict, spec: ExperimentSpec) -> li
     return pd.concat(copies, ignore_index=True).to_dict("records")
 
 
-def longest_first(tasks, costs: dict) -> list:
-    """Tasks by decreasing expected time, so the last minutes are not one long task on one
+def longest_first(trials, costs: dict) -> list:
+    """Trials by decreasing expected time, so the last minutes are not one long trial on one
     core: a cell's measured mean, else its mechanism's on that dataset, else the dataset's
     size (rows, edges or entries). Ties keep their order."""
     key = _cost_key(costs)
-    return sorted(tasks, key=lambda task: key(task[0]))
+    return sorted(trials, key=lambda trial: key(trial[0]))
 
 
 def _cost_key(costs: dict):
@@ -296,10 +296,10 @@ def _cost_key(costs: dict):
 
 
 class _Wanted(dict):
-    """:func:`look_elsewhere`'s lookup for a plain list of tasks."""
+    """:func:`look_elsewhere`'s lookup for a plain list of trials."""
 
-    def __init__(self, tasks):
-        super().__init__({(t[0].cell_id, t[1]): (t[0], t[2]) for t in tasks})
+    def __init__(self, trials):
+        super().__init__({(t[0].cell_id, t[1]): (t[0], t[2]) for t in trials})
 
     def cell_ids(self) -> set[str]:
         return {cell_id for cell_id, _ in self}

@@ -1,12 +1,12 @@
 """Run an :class:`~privpub.experiments.spec.ExperimentSpec`: every (cell, repetition) once.
 
 :func:`run_experiment` plans the run (:mod:`privpub.experiments.reuse`: what is stored, what another
-experiment computed, longest first), checks the data files, runs the remaining tasks
-(:func:`privpub.experiments.task.run_task`) through an executor
+experiment computed, longest first), checks the data files, runs the remaining trials
+(:func:`privpub.experiments.trial.run_trial`) through an executor
 (:mod:`privpub.experiments.executors`) and
 streams their rows into the result store (:class:`privpub.experiments.store.StoreWriter`). What a
 run
-promises (resume, failures, Ctrl-C, exit codes) is in docs/design.md (Experiments: "Task",
+promises (resume, failures, Ctrl-C, exit codes) is in docs/design.md (Experiments: "Trial",
 "Store", "Code-aware reuse", "Failures", "Exit codes").
 """
 
@@ -19,28 +19,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from privpub.errors import ConfigError
-from privpub.experiments.executors import run_tasks
-from privpub.experiments.reuse import plan_tasks
+from privpub.experiments.executors import run_trials
+from privpub.experiments.reuse import plan_trials
 from privpub.experiments.spec import ExperimentSpec
 from privpub.experiments.store import ResultStore, StoreWriter
-from privpub.experiments.task import failed_task_rows, run_task
-from privpub.experiments.task_claims import TaskClaims
+from privpub.experiments.trial import failed_trial_rows, run_trial
+from privpub.experiments.trial_locks import LOCKS_DIR, TrialLocks
 from privpub.registry import import_plugins
 
-__all__ = ["RunSummary", "run_experiment", "run_task", "store_dir", "code_version",
+__all__ = ["RunSummary", "run_experiment", "run_trial", "store_dir", "code_version",
            "check_size", "worker_plugins"]
 
 
 @dataclass
 class RunSummary:
-    """What a run did with the tasks it was asked for."""
+    """What a run did with the trials it was asked for."""
 
     experiment: str
     scale: str
     store: Path
-    n_tasks: int = 0  # asked for: cells x repetitions
+    n_trials: int = 0  # asked for: cells x repetitions
     n_stored: int = 0  # reused from the store
-    n_shared: int = 0  # copied from another experiment's store (the same task, same code)
+    n_shared: int = 0  # copied from another experiment's store (the same trial, same code)
     n_ok: int = 0  # ran and succeeded
     n_recomputed: int = 0  # of those that ran: stored before, but their code changed
     changed_files: list[str] = field(default_factory=list)
@@ -58,11 +58,11 @@ class RunSummary:
 
     @property
     def n_done(self) -> int:
-        """Tasks that are now in the store (stored, ran, skipped or failed)."""
+        """Trials that are now in the store (stored, ran, skipped or failed)."""
         return self.n_stored + self.n_ok + self.n_not_applicable + len(self.failures)
 
     def record(self, rows: list[dict]) -> None:
-        """Count one finished task from its rows (a failure, a skip or a success)."""
+        """Count one finished trial from its rows (a failure, a skip or a success)."""
         first = rows[0]
         if first["status"] == "error":
             self.failures.append(
@@ -82,7 +82,7 @@ class RunSummary:
     def describe(self, *, failures: bool = True) -> str:
         """One run line, then the skip reasons and (unless ``failures`` is false: a multirun
         lists them once, at its end) the failures."""
-        ran = f"{self.n_ok} task(s) ran"
+        ran = f"{self.n_ok} trial(s) ran"
         if self.n_recomputed and self.changed_files:
             files = ", ".join(self.changed_files[:4])
             more = f" and {len(self.changed_files) - 4} more" if len(self.changed_files) > 4 else ""
@@ -91,7 +91,7 @@ class RunSummary:
             ran += f" ({self.n_recomputed} recomputed: stored by code whose record is gone)"
         if self.quarantined:
             counts = [r for _, r in self.quarantined]
-            lost = (f"the {sum(counts)} row(s)" if None not in counts else "the tasks")
+            lost = (f"the {sum(counts)} row(s)" if None not in counts else "the trials")
             ran += (f" ({lost} of {len(counts)} unreadable part(s) moved to "
                     "store/quarantine/ recomputed)")
         stored = f"{self.n_stored} already stored"
@@ -103,7 +103,7 @@ class RunSummary:
             f"({self.seconds:.1f} s) -> {self.store}"
         ]
         for reason, count in _merge_reasons(self.skip_reasons):
-            lines.append(f"  skipped {count} task(s): {reason}")
+            lines.append(f"  skipped {count} trial(s): {reason}")
         for f in self.failures[:20] if failures else ():
             lines.append(f"  FAILED {f['where']}: {f['error']}")
         if failures and len(self.failures) > 20:
@@ -186,55 +186,55 @@ def run_experiment(
     flush_seconds: float = 5.0,
     plugins: tuple[str, ...] = (),
     bar=None,
-    task_timeout: float | None = None,
-    task_memory: float | None = None,
+    trial_timeout: float | None = None,
+    trial_memory: float | None = None,
     force: bool = False,
 ) -> RunSummary:
-    """Run every task of ``spec`` (cell x repetition under ``seed``) that the store does not
+    """Run every trial of ``spec`` (cell x repetition under ``seed``) that the store does not
     hold for the current code; return a summary.
 
     Ctrl-C (``KeyboardInterrupt``) stops the workers and returns the summary with
-    ``interrupted=True`` once every finished task is stored. ``bar``: a progress bar shared
-    with other runs (a multirun's), advanced by this run's tasks, stored ones included.
-    ``task_timeout`` (seconds) and ``task_memory`` (MB of the worker's resident memory): a
-    task past either is stopped and stored as failed (``executor="process"`` only).
-    Unless ``force``, a run of more than :data:`MAX_TASKS` tasks, or whose measured time per
-    task says it would take more than :data:`MAX_SECONDS`, is a :class:`ConfigError`.
+    ``interrupted=True`` once every finished trial is stored. ``bar``: a progress bar shared
+    with other runs (a multirun's), advanced by this run's trials, stored ones included.
+    ``trial_timeout`` (seconds) and ``trial_memory`` (MB of the worker's resident memory): a
+    trial past either is stopped and stored as failed (``executor="process"`` only).
+    Unless ``force``, a run of more than :data:`MAX_TRIALS` trials, or whose measured time per
+    trial says it would take more than :data:`MAX_SECONDS`, is a :class:`ConfigError`.
     """
     t0 = time.perf_counter()
     import_plugins(plugins)
     check_size(spec, force=force)
     store = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store")
     planned_at = time.time()
-    plan = plan_tasks(spec, store, seed=int(seed), rerun=rerun)
+    plan = plan_trials(spec, store, seed=int(seed), rerun=rerun)
     if not force:
-        _check_expected_time(spec, store.root.parent, len(plan.tasks), n_jobs)
-    summary = RunSummary(spec.name, spec.scale, store.root, n_tasks=spec.n_tasks,
+        _check_expected_time(spec, store.root.parent, len(plan.trials), n_jobs)
+    summary = RunSummary(spec.name, spec.scale, store.root, n_trials=spec.n_trials,
                          n_stored=plan.n_stored, n_shared=plan.n_shared,
                          n_recomputed=plan.n_recomputed, changed_files=plan.changed_files,
                          quarantined=list(store.quarantined), planned_at=planned_at)
-    _check_data_files({cell.dataset for cell in plan.tasks.cells()}, data_dir, allow_download)
+    _check_data_files({cell.dataset for cell in plan.trials.cells()}, data_dir, allow_download)
     if bar is not None:
-        bar.update(spec.n_tasks - len(plan.tasks))
-    if plan.tasks:
+        bar.update(spec.n_trials - len(plan.trials))
+    if plan.trials:
         store.record_code(plan.code_modules)
-        common = _task_arguments(spec, results_dir=results_dir, seed=seed, data_dir=data_dir,
-                                 allow_download=allow_download, measure_memory=measure_memory,
-                                 plugins=plugins)
+        common = _trial_arguments(spec, results_dir=results_dir, seed=seed, data_dir=data_dir,
+                                  allow_download=allow_download, measure_memory=measure_memory,
+                                  plugins=plugins)
         writer = StoreWriter(store, flush_seconds=flush_seconds)
         own_bar = bar is None
         if own_bar:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(plan.tasks), desc=f"{spec.name} [{spec.scale}]", unit="task",
+            bar = tqdm(total=len(plan.trials), desc=f"{spec.name} [{spec.scale}]", unit="trial",
                        disable=not progress)
         run = functools.partial(
-            run_tasks, run_task, common=common, n_jobs=n_jobs, executor=executor,
-            dask_address=dask_address, task_timeout=task_timeout, task_memory=task_memory,
+            run_trials, run_trial, common=common, n_jobs=n_jobs, executor=executor,
+            dask_address=dask_address, trial_timeout=trial_timeout, trial_memory=trial_memory,
             on_failure=functools.partial(_failed, common),
             code={m: h for modules in plan.code_modules.values() for m, h in modules.items()})
         try:
-            _run_rounds(plan.tasks, store, summary, bar, writer, seed=int(seed),
+            _run_rounds(plan.trials, store, summary, bar, writer, seed=int(seed),
                         metrics=spec.expected_rows, run=run)
         finally:
             if own_bar:
@@ -243,43 +243,43 @@ def run_experiment(
     return summary
 
 
-#: Above this many tasks a run needs ``force=true`` (tasks are made as they run: this is a
+#: Above this many trials a run needs ``force=true`` (trials are made as they run: this is a
 #: guard against a typo in the repetitions, not a memory limit).
-MAX_TASKS = 10**7
-#: Above this estimated wall time (seconds: the measured time per task x tasks / jobs) too.
+MAX_TRIALS = 10**7
+#: Above this estimated wall time (seconds: the measured time per trial x trials / jobs) too.
 MAX_SECONDS = 86400.0
 
 
 def check_size(spec: ExperimentSpec, *, force: bool = False) -> None:
-    """A :class:`ConfigError` when ``spec`` has more than :data:`MAX_TASKS` tasks, unless
+    """A :class:`ConfigError` when ``spec`` has more than :data:`MAX_TRIALS` trials, unless
     ``force`` (a multirun checks every job with it before the first runs)."""
-    if spec.n_tasks > MAX_TASKS and not force:
+    if spec.n_trials > MAX_TRIALS and not force:
         raise ConfigError(
-            f"{spec.name} [{spec.scale}] has {spec.n_tasks:,} tasks, more than "
-            f"{MAX_TASKS:,}; lower experiment.repetitions or the grid, or pass force=true")
+            f"{spec.name} [{spec.scale}] has {spec.n_trials:,} trials, more than "
+            f"{MAX_TRIALS:,}; lower experiment.repetitions or the grid, or pass force=true")
 
 
-def _check_expected_time(spec: ExperimentSpec, where: Path, n_tasks: int, n_jobs: int) -> None:
-    """A :class:`ConfigError` when the experiment's measured seconds per task at this scale
+def _check_expected_time(spec: ExperimentSpec, where: Path, n_trials: int, n_jobs: int) -> None:
+    """A :class:`ConfigError` when the experiment's measured seconds per trial at this scale
     (``meta.json``, the timing table's source) say the run would take more than a day."""
     import json
 
     try:
-        per_task = float(json.loads((where / "meta.json").read_text())["seconds"]["per_task"])
+        per_trial = float(json.loads((where / "meta.json").read_text())["seconds"]["per_trial"])
     except (OSError, ValueError, KeyError, TypeError):
         return
     jobs = n_jobs if isinstance(n_jobs, int) and n_jobs > 0 else 1
-    expected = per_task * n_tasks / jobs
+    expected = per_trial * n_trials / jobs
     if expected > MAX_SECONDS:
         raise ConfigError(
-            f"{spec.name} [{spec.scale}]: {n_tasks:,} tasks at the measured {per_task:.3g} s "
-            f"per task would take about {expected / 3600:,.0f} h with n_jobs={jobs}; "
+            f"{spec.name} [{spec.scale}]: {n_trials:,} trials at the measured {per_trial:.3g} s "
+            f"per trial would take about {expected / 3600:,.0f} h with n_jobs={jobs}; "
             "lower the repetitions or the grid, or pass force=true")
 
 
-def _task_arguments(spec: ExperimentSpec, *, results_dir, seed, data_dir, allow_download,
-                    measure_memory, plugins) -> dict:
-    """The keyword arguments every task of the run gets (:func:`run_task`)."""
+def _trial_arguments(spec: ExperimentSpec, *, results_dir, seed, data_dir, allow_download,
+                     measure_memory, plugins) -> dict:
+    """The keyword arguments every trial of the run gets (:func:`run_trial`)."""
     return dict(
         experiment=spec.name,
         scale=spec.scale,
@@ -296,9 +296,9 @@ def _task_arguments(spec: ExperimentSpec, *, results_dir, seed, data_dir, allow_
     )
 
 
-def _failed(common: dict, task: tuple, reason: str) -> list[dict]:
-    """The rows of a task whose worker died or passed a limit (``reason``)."""
-    return failed_task_rows(*task, error=reason, **common)
+def _failed(common: dict, trial: tuple, reason: str) -> list[dict]:
+    """The rows of a trial whose worker died or passed a limit (``reason``)."""
+    return failed_trial_rows(*trial, error=reason, **common)
 
 
 def _worker_plugins(spec: ExperimentSpec, plugins) -> tuple[str, ...]:
@@ -324,36 +324,36 @@ def worker_plugins(mechanisms, plugins) -> tuple[str, ...]:
 _PROJECT = ("privpub",)
 
 
-def _run_rounds(tasks: list, store: ResultStore, summary: RunSummary, bar, writer, *,
+def _run_rounds(trials: list, store: ResultStore, summary: RunSummary, bar, writer, *,
                 seed: int, metrics, run) -> None:
-    """Run ``tasks`` (``run(tasks)`` streams their rows) in rounds: each claims the chunks
-    no other run holds (:class:`~privpub.experiments.task_claims.TaskClaims`) and runs them; the
-    next waits for the chunks it deferred and runs what their run did not store."""
+    """Run ``trials`` (``run(trials)`` streams their rows) in rounds: each locks the chunks
+    no other run holds (:class:`~privpub.experiments.trial_locks.TrialLocks`) and runs them;
+    the next waits for the chunks it deferred and runs what their run did not store."""
     since = summary.planned_at
-    while tasks:
-        claims = TaskClaims(store.root / "claims", seed, since)
+    while trials:
+        locks = TrialLocks(store.root / LOCKS_DIR, seed, since)
         try:
-            _collect(run(tasks=claims.take(tasks)), writer, summary, bar)
+            _collect(run(trials=locks.take(trials)), writer, summary, bar)
         finally:
-            claims.release()  # after _collect wrote their rows
-        if summary.interrupted or not claims.deferred:
+            locks.release()  # after _collect wrote their rows
+        if summary.interrupted or not locks.deferred:
             return
         try:
-            claims.wait()
+            locks.wait()
         except KeyboardInterrupt:
             summary.interrupted = True
             return
         since = time.time()
-        done = store.tasks(metrics)
-        tasks = [t for t in claims.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
-        found = len(claims.deferred) - len(tasks)  # the other run stored them
+        done = store.trials(metrics)
+        trials = [t for t in locks.deferred if done.get((t[0].cell_id, seed, t[1])) != t[2]]
+        found = len(locks.deferred) - len(trials)  # the other run stored them
         summary.n_stored += found
         bar.update(found)
 
 
 def _collect(results, writer: StoreWriter, summary: RunSummary, bar) -> None:
-    """Stream the finished tasks' rows into the store and the summary. Ctrl-C or a crash of
-    the executor stops the workers and keeps every task that finished."""
+    """Stream the finished trials' rows into the store and the summary. Ctrl-C or a crash of
+    the executor stops the workers and keeps every trial that finished."""
     try:
         for rows in results:
             bar.update(1)

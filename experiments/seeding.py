@@ -21,7 +21,7 @@ __all__ = [
     "stable_hash",
     "stable_hash_words",
     "seed_sequence",
-    "task_seeds",
+    "trial_seeds",
 ]
 
 
@@ -72,11 +72,11 @@ def seed_sequence(base_seed: int, identity, *extra: int) -> np.random.SeedSequen
     return np.random.SeedSequence(int(base_seed), spawn_key=(*stable_hash_words(identity), *extra))
 
 
-def task_seeds(base_seed: int, identity, rep: int):
-    """The streams of one task: ``(task seed sequence, mechanism stream, metric stream)``,
+def trial_seeds(base_seed: int, identity, rep: int):
+    """The streams of one trial: ``(trial seed sequence, mechanism stream, metric stream)``,
     where ``metric stream(name)`` is a :class:`numpy.random.SeedSequence` of its own for each
     metric, so a metric's value does not depend on which other metrics a run computes (and
-    an experiment may reuse another's rows of the same task)."""
+    an experiment may reuse another's rows of the same trial)."""
     ss = seed_sequence(base_seed, identity, rep)
     mechanism_ss = ss.spawn(1)[0]
 

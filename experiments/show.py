@@ -444,9 +444,9 @@ def _describe_experiment(name: str, ctx: ShowContext) -> dict:
     scales = {}
     for scale in SCALES:
         layered, spec, error = _experiment_at(exp, scale)
-        row = {"tasks": None, "cells": None, "repetitions": None, "error": error}
+        row = {"trials": None, "cells": None, "repetitions": None, "error": error}
         if spec is not None:
-            row.update(tasks=spec.n_tasks, cells=len(spec.cells), repetitions=spec.repetitions)
+            row.update(trials=spec.n_trials, cells=len(spec.cells), repetitions=spec.repetitions)
             mechanisms = list(dict.fromkeys(
                 c.mechanism if c.label == c.mechanism else f"{c.mechanism} ({c.label})"
                 for c in spec.drawn_cells))
@@ -479,9 +479,9 @@ def _render_experiment(d: dict) -> list[str]:
         *_listing("claims", d["claims"], "none"),
     ]
     for scale, row in d["scales"].items():
-        tasks = (f"error: {row['error']}" if row["error"] else
-                 f"{row['tasks']:,} tasks ({row['cells']:,} cells x {row['repetitions']} reps)")
-        lines += [f"  {scale}: {tasks}",
+        trials = (f"error: {row['error']}" if row["error"] else
+                  f"{row['trials']:,} trials ({row['cells']:,} cells x {row['repetitions']} reps)")
+        lines += [f"  {scale}: {trials}",
                   *_wrapped("datasets", ", ".join(row["datasets"]) or "-", width=11, indent=4),
                   *_wrapped("mechanisms", ", ".join(row["mechanisms"]) or "-", width=11,
                             indent=4),

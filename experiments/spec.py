@@ -144,18 +144,18 @@ class ExperimentSpec:
     claims: list[dict] = field(default_factory=list)
     privacy: str | None = None
     dataset_labels: dict = field(default_factory=dict)  # "<dataset>|<options>" -> label
-    cold: bool = False  # running times: no cache, no task read from another experiment
+    cold: bool = False  # running times: no cache, no trial read from another experiment
     #: parameter -> the labels a plot's ``best_over`` may tune in hindsight (declared_tuning)
     tuned_in_hindsight: dict = field(default_factory=dict)
 
     @property
     def expected_rows(self) -> list[str]:
-        """The ``metric`` values a finished task has: its metrics and the ``info/<key>`` and
+        """The ``metric`` values a finished trial has: its metrics and the ``info/<key>`` and
         ``diag/<key>`` rows the plots draw (e.g. qardaji2012 Fig. 2's region purity)."""
         return [*self.metrics, *self.info_rows]
 
     @property
-    def n_tasks(self) -> int:
+    def n_trials(self) -> int:
         return len(self.cells) * self.repetitions
 
     @property

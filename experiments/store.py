@@ -19,7 +19,7 @@ import pandas as pd
 from privpub.results import (
     COLUMN_ORDER,
     RELEASE_METRIC,
-    TASK_KEY,
+    TRIAL_KEY,
     decode_vector,
     encode_vector,
 )
@@ -29,7 +29,7 @@ __all__ = [
     "StoreWriter",
     "COLUMN_ORDER",
     "RELEASE_METRIC",
-    "TASK_KEY",
+    "TRIAL_KEY",
     "encode_vector",
     "decode_vector",
     "metric_family",
@@ -93,7 +93,7 @@ class ResultStore:
         return self.root / name
 
     def load(self, *, statuses=("ok",)) -> pd.DataFrame:
-        """The rows of every task's latest attempt whose ``status`` is in ``statuses``
+        """The rows of every trial's latest attempt whose ``status`` is in ``statuses``
         (``"ok"``, ``"error"``, ``"skipped"``); all of them with ``statuses=None``."""
         frame = self._latest()
         if frame.empty or statuses is None:
@@ -113,20 +113,20 @@ class ResultStore:
         frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         if frame.empty:
             return frame
-        for column in TASK_KEY:  # stores written before a column existed
+        for column in TRIAL_KEY:  # stores written before a column existed
             if column not in frame.columns:
                 frame[column] = -1 if column == "base_seed" else None
         frame["base_seed"] = frame["base_seed"].fillna(-1).astype("int64")
-        last = frame.groupby(list(TASK_KEY), dropna=False)["written_at"].transform("max")
+        last = frame.groupby(list(TRIAL_KEY), dropna=False)["written_at"].transform("max")
         frame = frame[frame["written_at"] == last]
-        frame = frame.drop_duplicates([*TASK_KEY, "metric"], keep="last")
-        # one order whatever order the tasks finished in, so that every sum over the rows
+        frame = frame.drop_duplicates([*TRIAL_KEY, "metric"], keep="last")
+        # one order whatever order the trials finished in, so that every sum over the rows
         # (a mean, a claim's number) is the same to the last bit for any n_jobs
-        frame = frame.sort_values([*TASK_KEY, "metric"], kind="stable", na_position="first")
+        frame = frame.sort_values([*TRIAL_KEY, "metric"], kind="stable", na_position="first")
         return _ordered(frame).reset_index(drop=True)
 
     def _quarantine(self, part: Path, exc: Exception) -> None:
-        """Move an unreadable part out of the store, once, saying so in one line; its tasks
+        """Move an unreadable part out of the store, once, saying so in one line; its trials
         are then missing and recomputed by the next run."""
         import sys
 
@@ -142,12 +142,12 @@ class ResultStore:
         reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
         held = f" ({rows} rows)" if rows is not None else ""
         print(f"privpub: note: unreadable result part {part.name}{held} moved to "
-              f"{target.parent} ({reason}); its tasks are recomputed", file=sys.stderr,
+              f"{target.parent} ({reason}); its trials are recomputed", file=sys.stderr,
               flush=True)
         self.quarantined.append((part.name, rows))
 
-    def tasks(self, metrics) -> dict[tuple[str, int, int], str | None]:
-        """``(cell, base_seed, rep) -> code_hash`` of every task whose latest attempt is
+    def trials(self, metrics) -> dict[tuple[str, int, int], str | None]:
+        """``(cell, base_seed, rep) -> code_hash`` of every trial whose latest attempt is
         done: ok with rows of every metric in ``metrics`` (a curve metric's rows are
         ``<metric>/<x>``: see :func:`metric_family`), or skipped (not applicable)."""
         frame = self._latest()
@@ -162,7 +162,7 @@ class ResultStore:
             _skipped=frame["status"].eq("skipped"),
             _have=family.where(frame["status"].eq("ok") & family.isin(needed)),
         )
-        agg = flags.groupby(list(TASK_KEY), dropna=False).agg(
+        agg = flags.groupby(list(TRIAL_KEY), dropna=False).agg(
             error=("_error", "any"),
             skipped=("_skipped", "all"),
             have=("_have", "nunique"),

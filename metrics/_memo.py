@@ -4,8 +4,8 @@ Graphs and series are immutable, so a value computed from one (a truth's statist
 release's BFS) can be kept for the object's lifetime. A value that also depends on random
 draws is keyed by the generator's starting state too (:func:`stream_key`): metrics that
 share a stream (``register_metric(stream=...)``) then share it, while another repetition
-of the same object (the original graph is one object across a worker's tasks) gets its
-own, so a result never depends on which tasks a process ran before.
+of the same object (the original graph is one object across a worker's trials) gets its
+own, so a result never depends on which trials a process ran before.
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ RE_COMPROMISED = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 RE_RUNS = 200
 #: ``reliable_email_deviation`` compares the curves from this many compromised nodes on:
 #: with few, a draw that hits a hub's neighbour reaches a large share, so the point is too
-#: noisy (benchmarks/probe_sala2011.py, AS, 200 draws, 10 seeds: the mean moves by up to
+#: noisy (python -m privpub.probes.sala2011, AS, 200 draws, 10 seeds: the mean moves by up to
 #: 28% / 12% / 5.2% at k = 1 / 2 / 5, 3.2% at k = 10 and < 1% from k = 20).
 RE_DEVIATION_MIN_K = 10
 #: Numbers of seeds of the influence curves.

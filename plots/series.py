@@ -56,7 +56,7 @@ ERROR_KINDS = {
     None: "no error bars",
 }
 
-#: The result column of a task's base seed (run.py's ``seed``), shown as ``seed=<value>``.
+#: The result column of a trial's base seed (run.py's ``seed``), shown as ``seed=<value>``.
 SEED = "base_seed"
 
 #: Caveat marks: the built-in mechanisms' caveats take the first ones, one each, in the

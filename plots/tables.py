@@ -187,12 +187,12 @@ def _row_keys(sub: pd.DataFrame, rows: list[str], paper: dict | None) -> list[tu
 
 def _cell_values(block: pd.DataFrame, wanted: dict, value: str) -> pd.Series:
     """The numbers of one cell: the ``value`` of the rows whose columns have the ``wanted``
-    values (a task's ``seconds`` once per task, not once per metric row)."""
+    values (a trial's ``seconds`` once per trial, not once per metric row)."""
     cmask = np.ones(len(block), dtype=bool)
     for col, option in wanted.items():
         cmask &= condition_mask(block, col, option, empty="drop")
     picked = block[cmask]
-    if value != "value":  # task columns (seconds, peak_mb) repeat on each metric row
+    if value != "value":  # trial columns (seconds, peak_mb) repeat on each metric row
         ident = (
             ["cell"]
             if "cell" in picked.columns

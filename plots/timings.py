@@ -1,7 +1,7 @@
 """``results/timings.md``: what each experiment costs, per scale, from its ``meta.json``.
 
-Per experiment and scale: tasks, the sum of the tasks' wall and CPU seconds (the work),
-seconds per task, the last run's wall time (the wait, with however many workers it had),
+Per experiment and scale: trials, the sum of the trials' wall and CPU seconds (the work),
+seconds per trial, the last run's wall time (the wait, with however many workers it had),
 the largest per-worker peak memory, and the slowest cells. ``privpub list`` reads the same
 numbers to say how long a scale will take.
 """
@@ -47,11 +47,11 @@ def write_timings(results_dir: Path) -> Path:
     lines = [
         "# Timings",
         "",
-        "Work = the sum of the tasks' wall (CPU) seconds; wait = the last run's wall time "
+        "Work = the sum of the trials' wall (CPU) seconds; wait = the last run's wall time "
         "(with its n_jobs workers; a run that found everything stored waits only to draw). "
-        "Peak memory is the largest resident memory of a worker during a task.",
+        "Peak memory is the largest resident memory of a worker during a trial.",
         "",
-        "| paper | experiment | scale | tasks | work | CPU | per task | last run wait | "
+        "| paper | experiment | scale | trials | work | CPU | per trial | last run wait | "
         "peak MB | slowest cell |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -65,8 +65,8 @@ def write_timings(results_dir: Path) -> Path:
         peak = meta.get("peak_mb")
         lines.append(
             f"| {meta.get('paper') or ''} | {meta.get('experiment')} | {meta.get('scale')} | "
-            f"{meta.get('tasks')} | {_s(seconds.get('total'))} | {_s(seconds.get('cpu_total'))}"
-            f" | {_s(seconds.get('per_task'))} | {_s(wait)} | "
+            f"{meta.get('trials')} | {_s(seconds.get('total'))} | {_s(seconds.get('cpu_total'))}"
+            f" | {_s(seconds.get('per_trial'))} | {_s(wait)} | "
             f"{'-' if peak is None else f'{peak:.0f}'} | {slow.replace('|', '/')} |"
         )
         key = f"{meta.get('paper')} [{meta.get('scale')}]"

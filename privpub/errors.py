@@ -36,7 +36,7 @@ class UnknownNameError(PrivpubError, KeyError):
 class NotApplicableError(PrivpubError):
     """A grid cell that cannot apply to this dataset (e.g. theta >= |V|, k > rows).
 
-    Raised by a mechanism before it does any work; the runner records the task as
+    Raised by a mechanism before it does any work; the runner records the trial as
     ``status="skipped"`` with this message as its reason (not as a failure), and a rerun
     does not retry it unless the code changes.
     """

@@ -7,10 +7,10 @@ A distribution declares, in its ``pyproject.toml``::
 
 and privpub finds it with no flag: a mechanism's or a metric's entry point names the module
 whose import registers it (:mod:`privpub.registry`), a dataset's the module that calls
-:func:`privpub.data.register_dataset`, a task's a package whose folder holds task files
+:func:`privpub.data.register_dataset`, a leaderboard task's a package whose folder holds task files
 (``<task>.yaml``, as ``conf/task/``) or ``module:ATTR`` naming a folder or a list of files
 (:func:`privpub.experiments.leaderboard.task_files`). The entry point's name is only its
-label. This module imports nothing heavy: ``privpub --help`` lists plug-in tasks.
+label. This module imports nothing heavy: ``privpub --help`` lists plug-in leaderboard tasks.
 Rationale: docs/design.md ("Plug-ins").
 """
 

@@ -1,5 +1,5 @@
 """The tidy results format, shared by what writes results (experiments/) and what reads
-them (plots/): one row per (task, metric), where a task is one repetition of one cell under
+them (plots/): one row per (trial, metric), where a trial is one repetition of one cell under
 one base seed, and the one row selector of figures, tables and claims (:func:`select_rows`).
 :mod:`privpub.experiments.store` writes and reads the parquet files; the rules are in
 ``docs/design.md`` ("Results") and ``docs/claims.md`` ("Selectors").
@@ -24,7 +24,7 @@ __all__ = [
     "DIAGNOSTIC_PREFIX",
     "is_mechanism_row",
     "SCALES",
-    "TASK_KEY",
+    "TRIAL_KEY",
     "VERDICTS",
     "EMPTY_POLICIES",
     "encode_vector",
@@ -42,8 +42,8 @@ SCALES = ("smoke", "small", "paper")
 #: A claim's verdicts, in the order they are counted and shown.
 VERDICTS = ("held", "not held", "not evaluated")
 
-#: The columns naming one task (one repetition of one cell under one base seed).
-TASK_KEY = ("cell", "base_seed", "rep")
+#: The columns naming one trial (one repetition of one cell under one base seed).
+TRIAL_KEY = ("cell", "base_seed", "rep")
 
 #: ``metric`` of the rows that carry a released vector (experiments with ``keep_releases``)
 #: in their ``release`` column; their ``value`` is NaN. The truth of each dataset is stored

@@ -3,10 +3,13 @@
 A probe rebuilds a mechanism's exact computation with one part swapped (true leaf counts,
 noise off, the paper's reading) or bounds what a published number could be, so the notes
 can quote causes that were checked, not guessed (docs/design.md, "Fidelity: the paper's
-reading beside ours"). ``benchmarks/probe_*.py`` print the numbers on the papers' data;
-``probes/tests`` pin them.
+reading beside ours"). Each paper's probe is one module, run as
+``python -m privpub.probes.<paper>`` to print the numbers the notes quote on the papers'
+data; ``probes/tests`` pin them.
 
-- :mod:`privpub.probes.qardaji2012`: ablations of the degree-sequence RPS (Figs 4-5).
 - :mod:`privpub.probes.day2016`: the L1 bound behind Table 2 and the self-loops behind Table 1.
-- :mod:`privpub.probes.support`: what the probe tests share (the benchmark scripts, the data).
+- :mod:`privpub.probes.farias2021`: the noise-free limits of the PrivTopk variants (Fig. 5).
+- :mod:`privpub.probes.qardaji2012`: ablations of RPS (Figs 1-5).
+- :mod:`privpub.probes.sala2011`: the structure of the Pygmalion graphs (Figs 6-9, Table 1).
+- :mod:`privpub.probes.support`: what the probe tests share (the data, a speed script).
 """

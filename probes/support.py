@@ -1,6 +1,6 @@
-"""What the probe tests share (``probes/tests``, ``tests/test_probes_*.py``): the probe
-scripts of ``benchmarks/`` (scripts, not a package, so imported by path; a source checkout
-only) and whether the real datasets they need are present."""
+"""What the probe tests share (``probes/tests``): whether the real datasets they need are
+present, and a speed script of ``benchmarks/`` when a test compares with it (scripts, not a
+package, so imported by path; a source checkout only)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["load_probe", "has_data", "needs_data"]
+__all__ = ["load_benchmark", "has_data", "needs_data"]
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @cache
-def load_probe(name: str) -> ModuleType:
+def load_benchmark(name: str) -> ModuleType:
     """``benchmarks/<name>.py`` as a module (loaded once per process)."""
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)

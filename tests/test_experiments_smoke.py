@@ -1,7 +1,7 @@
 """Every shipped experiment runs end to end at ``scale=smoke`` and draws its figures/tables.
 
 This is what keeps each paper's reproduction runnable: a renamed parameter, a metric that
-does not fit, a plot asking for rows no task writes, all fail here within seconds.
+does not fit, a plot asking for rows no trial writes, all fail here within seconds.
 """
 
 from pathlib import Path

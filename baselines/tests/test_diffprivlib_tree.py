@@ -11,7 +11,7 @@ import pytest
 import privpub.baselines.diffprivlib_tree as dpt
 from privpub.baselines.diffprivlib_tree import CAVEAT, DiffprivlibTree, diffprivlib_tree
 from privpub.errors import NotApplicableError, PrivpubError
-from privpub.experiments.runner import run_task
+from privpub.experiments.runner import run_trial
 from privpub.experiments.spec import Cell
 from privpub.ledger import PrivacyLedger
 from privpub.metrics.learners import accuracy_cv_learner
@@ -157,7 +157,7 @@ def test_without_diffprivlib_the_call_says_why(no_diffprivlib):
 def test_without_diffprivlib_the_runner_skips_the_cell(no_diffprivlib):
     cell = Cell("gaussian_mixture", {"n": 200}, "diffprivlib_tree", "diffprivlib tree",
                 {"epsilon": 1.0, "depth": 2})
-    rows = run_task(cell, 0, experiment="t", scale="smoke", metrics=["accuracy_cv_learner"],
-                    base_seed=0, data_dir=None, measure_memory=False)
+    rows = run_trial(cell, 0, experiment="t", scale="smoke", metrics=["accuracy_cv_learner"],
+                     base_seed=0, data_dir=None, measure_memory=False)
     assert len(rows) == 1 and rows[0]["status"] == "skipped"
     assert "cannot be imported" in rows[0]["error"] and "rerun=true" in rows[0]["error"]

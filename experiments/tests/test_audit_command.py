@@ -1,4 +1,4 @@
-"""``privpub audit`` (experiments/audit.py): audits as stored, code-keyed tasks, a witness
+"""``privpub audit`` (experiments/audit.py): audits as stored, code-keyed trials, a witness
 that replays, exit codes; the stored verdicts the report and the leaderboard read."""
 
 import io
@@ -179,37 +179,37 @@ def faulty(tmp_path):
 
 
 @pytest.mark.parametrize("progress", ["true", "false"])
-def test_a_plugin_that_never_returns_is_one_failed_row_under_task_timeout(
+def test_a_plugin_that_never_returns_is_one_failed_row_under_trial_timeout(
         faulty, tmp_path, capsys, monkeypatch, progress):
-    """The audit's worker is stopped at task_timeout: an error row, exit 2, a start line and
+    """The audit's worker is stopped at trial_timeout: an error row, exit 2, a start line and
     (unless progress=false) progress lines naming what runs meanwhile."""
     from privpub.experiments import audit as audit_command
 
     monkeypatch.setattr(audit_command, "PROGRESS_SECONDS", 0.5)
     code, text = run("toy_sleep_forever", "--quick", "--plugins", str(faulty),
-                     f"results_dir={tmp_path / 'r'}", "task_timeout=2", f"progress={progress}")
+                     f"results_dir={tmp_path / 'r'}", "trial_timeout=2", f"progress={progress}")
     err = capsys.readouterr().err
-    assert code == 2 and "ERROR toy_sleep_forever: exceeded task_timeout=2 s" in text
+    assert code == 2 and "ERROR toy_sleep_forever: exceeded trial_timeout=2 s" in text
     assert "privpub audit: 1 configuration(s) of 1 mechanism(s) to audit" in err
-    assert "task_timeout=2 s" in err.splitlines()[0]
+    assert "trial_timeout=2 s" in err.splitlines()[0]
     ticks = [line for line in err.splitlines() if line.startswith("  ... ")]
     if progress == "true":
         assert ticks and "0 of 1 done" in ticks[0] and "running: toy_sleep_forever" in ticks[0]
     else:
         assert not ticks
     (record,) = stored_audits(tmp_path / "r")
-    assert record["verdict"] == "error" and record["error"] == "exceeded task_timeout=2 s"
+    assert record["verdict"] == "error" and record["error"] == "exceeded trial_timeout=2 s"
 
 
 def test_a_plugin_that_eats_memory_fails_alone_and_the_next_audit_goes_on(faulty, plugin,
                                                                           tmp_path):
     code, text = run("toy_memory_hog", "toy_cli_histogram", "--quick", "--plugins",
                      str(faulty), "mylab_audit_plugin", "--results-dir", str(tmp_path / "r"),
-                     "--task-memory", "1500", "--json")
+                     "--trial-memory", "1500", "--json")
     audits = {a["mechanism"]: a for a in json.loads(text)["audits"]}
     assert code == 1  # the histogram's violation decides; the failed audit is a row
     assert audits["toy_memory_hog"]["verdict"] == "error"
-    assert audits["toy_memory_hog"]["error"].startswith("exceeded task_memory=1500 MB")
+    assert audits["toy_memory_hog"]["error"].startswith("exceeded trial_memory=1500 MB")
     assert audits["toy_cli_histogram"]["verdict"] == "violated"
 
 
@@ -286,8 +286,8 @@ def test_a_results_dir_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["task_timeout=0"], "argument --task-timeout: a positive number of seconds"),
-    (["--task-memory", "-1"], "argument --task-memory: a positive number of MB"),
+    (["trial_timeout=0"], "argument --trial-timeout: a positive number of seconds"),
+    (["--trial-memory", "-1"], "argument --trial-memory: a positive number of MB"),
     (["n_jobs=0"], "n_jobs must be a positive integer"),
 ])
 def test_bad_limits_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
@@ -299,12 +299,12 @@ def test_bad_limits_are_one_line_and_exit_2(argv, message, tmp_path, capsys):
 def test_limits_and_progress_as_key_value_like_run_py():
     from privpub.experiments.console import _parser, parse_args
 
-    args = parse_args(*_parser(), ["audit", "progress=false", "task_timeout=20",
-                                   "task_memory=inf"])
-    assert args.progress is False and args.task_timeout == 20
-    assert args.task_memory == float("inf") and args.executor == "process"
+    args = parse_args(*_parser(), ["audit", "progress=false", "trial_timeout=20",
+                                   "trial_memory=inf"])
+    assert args.progress is False and args.trial_timeout == 20
+    assert args.trial_memory == float("inf") and args.executor == "process"
     args = parse_args(*_parser(), ["audit"])
-    assert args.progress is True and args.task_timeout is None
+    assert args.progress is True and args.trial_timeout is None
 
 
 def test_every_unknown_or_non_dp_name_is_said_before_any_audit_runs(tmp_path, capsys):

@@ -53,7 +53,7 @@ def test_default_run_writes_rows_figures_claims_and_report(tmp_path):
         assert (exp / f"{name}_vs_epsilon.png").stat().st_size > 1000
     meta = json.loads((exp / "meta.json").read_text())
     # 2 mechanisms x 2 epsilons and a noise-free twin per mechanism, x 2 repetitions
-    assert meta["tasks"] == meta["ok"] == 12 and meta["variant"] is None
+    assert meta["trials"] == meta["ok"] == 12 and meta["variant"] is None
     claims = json.loads((exp / "claims.json").read_text())
     assert claims and all(c["verdict"] in ("held", "not held", "not evaluated") for c in claims)
     assert "default" in (out / "report.md").read_text()
@@ -61,7 +61,7 @@ def test_default_run_writes_rows_figures_claims_and_report(tmp_path):
     assert not (tmp_path / "outputs").exists()  # nothing written to the cwd
 
     again = run(f"results_dir={out}", "scale=smoke", cwd=tmp_path)  # resume: nothing to do
-    assert again.returncode == 0 and "0 task(s) ran, 12 already stored" in again.stdout
+    assert again.returncode == 0 and "0 trial(s) ran, 12 already stored" in again.stdout
 
 
 @pytest.mark.parametrize("scale", ["smoke", "small", "paper"])
@@ -101,7 +101,7 @@ def test_command_line_grid_and_repetitions_beat_the_scale_block(tmp_path, scale)
     ],
 )
 def test_bad_command_lines_fail_with_one_clear_line(tmp_path, args, message):
-    # checked before anything else, so also when every task is already stored
+    # checked before anything else, so also when every trial is already stored
     assert run("scale=smoke", f"results_dir={tmp_path}", "plot=false").returncode == 0
     proc = run(*args, "scale=smoke", f"results_dir={tmp_path}")
     assert message in one_line_error(proc)
@@ -132,7 +132,7 @@ def test_one_off_dataset_draws_a_variant_and_skips_cells_that_cannot_apply(tmp_p
     assert "6 skipped (not applicable)" in proc.stdout and "needs theta < |V|" in proc.stdout
     variant = own / "variants" / "dataset=karate__mechanism=truncation"
     assert (variant / "l1_vs_epsilon.png").exists()
-    assert "karate / Truncation: 6 task(s)" in (variant / "summary.md").read_text()  # as run
+    assert "karate / Truncation: 6 trial(s)" in (variant / "summary.md").read_text()  # as run
     assert (own / "l1_vs_epsilon.png").read_bytes() == before  # the paper figure is untouched
     redraw = run(*common)  # the experiment's own figure lists the one-off cells, not draws them
     assert redraw.returncode == 0
@@ -171,7 +171,7 @@ def test_ctrl_c_stops_stores_what_finished_and_says_how_to_resume(tmp_path):
     deadline = time.monotonic() + 600  # however busy the machine (idle: a few seconds)
     while (not list(store.glob("part-*.parquet")) and proc.poll() is None
            and time.monotonic() < deadline):
-        time.sleep(0.2)  # wait until some work is stored (flushes follow finished tasks)
+        time.sleep(0.2)  # wait until some work is stored (flushes follow finished trials)
     try:
         assert proc.poll() is None, proc.communicate()[1]
         assert list(store.glob("part-*.parquet")), "nothing stored in 10 minutes"
@@ -183,7 +183,7 @@ def test_ctrl_c_stops_stores_what_finished_and_says_how_to_resume(tmp_path):
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     line = next(x for x in err.splitlines() if x.startswith("privpub: interrupted:"))
-    assert "of 24 tasks stored in" in line and "rerun the same command to resume" in line
+    assert "of 24 trials stored in" in line and "rerun the same command to resume" in line
     done = int(line.split("interrupted: ")[1].split(" of ")[0])
     assert 0 < done < 24
     resumed = subprocess.run(args, capture_output=True, text=True, timeout=300)
@@ -232,7 +232,7 @@ def test_multirun_with_joblib_launcher_draws_the_union_of_its_jobs(tmp_path):
     (figure_dir,) = variant.iterdir()
     assert figure_dir.name == "dataset=sbm_small,sbm_epasto__mechanism.epsilon=0.5,2"
     meta = json.loads((figure_dir / "meta.json").read_text())
-    assert meta["cells"] == 8 and meta["ok"] == meta["tasks"]  # 4 cells and their twins
+    assert meta["cells"] == 8 and meta["ok"] == meta["trials"]  # 4 cells and their twins
 
 
 @pytest.mark.slow
@@ -247,7 +247,7 @@ def test_multirun_job_with_failures_ends_nonzero_without_losing_other_jobs(tmp_p
         "mechanism.epsilon=8,1",
     )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.count("deliberate failure at epsilon=8") == 4  # once per task (+ twin)
+    assert proc.stderr.count("deliberate failure at epsilon=8") == 4  # once per trial (+ twin)
     rows = ResultStore(out / "default" / "smoke" / "store").load()
     assert set(rows["epsilon"]) == {1}  # the job after the failing one still ran
 

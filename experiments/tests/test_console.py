@@ -35,7 +35,7 @@ def listing():
     return json.loads(text)
 
 
-def test_list_json_has_every_experiment_with_the_runners_task_counts(listing):
+def test_list_json_has_every_experiment_with_the_runners_trial_counts(listing):
     rows = {e["name"]: e for e in listing["experiments"]}
     assert len(EXPERIMENTS) > 1
     for path in EXPERIMENTS:
@@ -48,10 +48,10 @@ def test_list_json_has_every_experiment_with_the_runners_task_counts(listing):
             try:
                 spec = resolve_experiment(exp, scale=scale)
             except Exception as exc:  # the same error is shown on that row
-                assert row["tasks"] is None and type(exc).__name__ in row["error"]
+                assert row["trials"] is None and type(exc).__name__ in row["error"]
                 continue
             assert row["error"] is None
-            assert row["tasks"] == len(spec.cells) * spec.repetitions
+            assert row["trials"] == len(spec.cells) * spec.repetitions
             assert (row["cells"], row["repetitions"]) == (len(spec.cells), spec.repetitions)
             assert [d["name"] for d in row["datasets"]] == list(
                 dict.fromkeys(c.dataset for c in spec.cells)
@@ -66,7 +66,7 @@ def test_list_table_names_every_experiment_grouped_by_paper():
         exp = yaml.safe_load(path.read_text())
         assert exp["name"] in text
         assert f"\n{exp['paper']}  (" in text
-    assert "experiment" in text and "tasks" in text and "datasets" in text
+    assert "experiment" in text and "trials" in text and "datasets" in text
 
 
 def _tiny_conf(tmp_path: Path) -> Path:
@@ -92,7 +92,7 @@ def test_list_counts_times_data_and_errors_on_a_tiny_conf(tmp_path):
     results = tmp_path / "results"
     (results / "toy2020_fig2b" / "paper").mkdir(parents=True)
     (results / "toy2020_fig2b" / "paper" / "meta.json").write_text(
-        json.dumps({"seconds": {"total": 9.0, "per_task": 0.5}, "tasks": 15})
+        json.dumps({"seconds": {"total": 9.0, "per_trial": 0.5}, "trials": 15})
     )
     code, text = run("list", "--json", "--conf-dir", str(conf), "--results-dir", str(results),
                      "--data-dir", str(tmp_path / "no-data"))
@@ -102,7 +102,7 @@ def test_list_counts_times_data_and_errors_on_a_tiny_conf(tmp_path):
     assert fig["figure"] == "Fig. 2b"
     s = fig["scales"]
     # 1 or 3 epsilons, plus the noise-free twin at the largest one
-    assert (s["smoke"]["tasks"], s["small"]["tasks"], s["paper"]["tasks"]) == (4, 40, 20)
+    assert (s["smoke"]["trials"], s["small"]["trials"], s["paper"]["trials"]) == (4, 40, 20)
     assert s["paper"]["expected_seconds"] == pytest.approx(0.5 * 20)
     assert s["small"]["expected_seconds"] is None
     assert s["smoke"]["data_ready"] and s["smoke"]["datasets"][0]["status"] == "synthetic"
@@ -116,7 +116,7 @@ def test_list_counts_times_data_and_errors_on_a_tiny_conf(tmp_path):
                      "--data-dir", str(tmp_path / "no-data"), "--scale", "paper")
     assert code == 0
     assert "a tiny SBM" in text and "toy2020 Fig. 2b:" not in text  # title, no prefix
-    assert "10 s" in text                     # 0.5 s per task x 20 tasks (twins included)
+    assert "10 s" in text                     # 0.5 s per trial x 20 trials (twins included)
     assert "no_such_mechanism" in text        # the failing row says why, the listing goes on
     assert "smoke" not in text
 
@@ -349,6 +349,26 @@ def test_a_key_that_contradicts_its_flag_or_is_unknown_is_one_line(capsys, argv,
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
 
+@pytest.mark.parametrize("argv, message", [
+    (["run", "task_timeout=60"], "privpub: error: task_timeout= is now trial_timeout="),
+    (["run", "-m", "+task_memory=100,200"], "privpub: error: task_memory= is now trial_memory="),
+    (["audit", "--quick", "task_timeout=60"],
+     "privpub audit: task_timeout= is now trial_timeout="),
+    (["audit", "--task-timeout", "60"], "privpub audit: --task-timeout is now --trial-timeout"),
+    (["audit", "--task-memory=100"], "privpub audit: --task-memory is now --trial-memory"),
+    (["reproduce", "qardaji2012", "task_memory=100"],
+     "privpub reproduce: task_memory= is now trial_memory="),
+])
+def test_the_old_names_of_the_trial_limits_are_one_line_naming_the_new(capsys, tmp_path,
+                                                                        argv, message):
+    """A run's unit is a trial (a leaderboard problem is a task): task_timeout= and
+    task_memory= (and the audit's --task-* flags) stop before any work, exit 2."""
+    assert run(*argv, f"results_dir={tmp_path}")[0] == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(message) and len(err.splitlines()) == 1, err
+    assert not any(tmp_path.iterdir())
+
+
 
 def test_privpub_run_is_the_run_py_command_in_this_process(tmp_path, capsys):
     args = ["run", "scale=smoke", f"results_dir={tmp_path}", "progress=false"]
@@ -359,4 +379,4 @@ def test_privpub_run_is_the_run_py_command_in_this_process(tmp_path, capsys):
     assert run("run", "+sed=1", f"results_dir={tmp_path}")[0] == 2
     assert "unknown config key 'sed'" in capsys.readouterr().err
     code, text = run(*args)  # a second run in the process: all stored
-    assert code == 0 and "0 task(s) ran, 12 already stored" in text
+    assert code == 0 and "0 trial(s) ran, 12 already stored" in text

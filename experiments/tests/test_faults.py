@@ -1,14 +1,16 @@
-"""Fault injection: a run survives its tasks' deaths and its own, and a rerun heals it.
+"""Fault injection: a run survives its trials' deaths and its own, and a rerun heals it.
 
-Each test disturbs a run (a worker killed mid-task, a segfault, a task past its memory or
+Each test disturbs a run (a worker killed mid-trial, a segfault, a trial past its memory or
 time limit, the parent killed mid-write, two runs at once), reruns the same command and
 compares the stored values with those of an undisturbed run (docs/design.md, Experiments:
 "Faults"). The faulty mechanism lives in a plug-in module on a temporary path.
 """
 
 import importlib.util
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -27,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "privpub_fault_plugins"
 
 PLUGIN_SOURCE = textwrap.dedent('''
-    """Mechanisms that fail once, the way a real task can die (experiments/tests/test_faults)."""
+    """Mechanisms that fail once, the way a real trial can die (experiments/tests/test_faults)."""
     import ctypes
     import os
     import signal
@@ -68,7 +70,7 @@ PLUGIN_SOURCE = textwrap.dedent('''
     def fault_once(matrix, *, rng, tag: int = 0, fault: str = "none", marker: str = "",
                    pause: float = 0.0, started: str = "", gate: str = ""):
         """Drop entries at random; the first call with ``fault`` (the one that creates
-        ``marker``) dies that way first. ``pause``: sleep this long (a slow task).
+        ``marker``) dies that way first. ``pause``: sleep this long (a slow trial).
         ``started``: a directory where each call leaves a file as it begins. ``gate``: calls
         with ``tag >= 2`` wait until this file exists. (Tests wait for these events rather
         than for a guessed number of seconds, so they hold on a busy machine.)"""
@@ -137,19 +139,19 @@ def _assert_same_values(disturbed: Path, spec, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("fault", "cause", "n_jobs"), [
     ("segv", "worker killed by SIGSEGV", 1),  # n_jobs=1 runs in a worker process too
-    ("kill", "worker killed by SIGKILL", 2),  # a task that kills its own worker
+    ("kill", "worker killed by SIGKILL", 2),  # a trial that kills its own worker
     ("exit", "worker exited with code 3", 2),
 ])
-def test_a_dying_task_is_one_failed_row_and_a_rerun_heals_it(plugin_dir, tmp_path, fault,
+def test_a_dying_trial_is_one_failed_row_and_a_rerun_heals_it(plugin_dir, tmp_path, fault,
                                                               cause, n_jobs):
     marker = tmp_path / "fired"
     spec = _spec(fault, marker)  # both repetitions of tag 0 may start at once: one dies
     first = _run(spec, tmp_path / "run", n_jobs=n_jobs)
     errors = [f["error"] for f in first.failures]
     assert len(errors) == 1 and cause in errors[0], errors
-    assert first.n_ok == spec.n_tasks - 1  # every other task finished
+    assert first.n_ok == spec.n_trials - 1  # every other trial finished
     second = _run(spec, tmp_path / "run", n_jobs=n_jobs)
-    assert second.n_ok == 1 and not second.failures  # the failed task is retried
+    assert second.n_ok == 1 and not second.failures  # the failed trial is retried
     _assert_same_values(second.store, spec, tmp_path)
 
 
@@ -162,38 +164,38 @@ def _close_pipe_then_die(i, marker):
     return i
 
 
-def test_a_task_sent_to_a_worker_that_just_died_runs_elsewhere(tmp_path, monkeypatch):
-    """A quick task's worker gets its next task sent ahead; when the task it runs has just
-    killed it (its pipe is closed, its death not yet reported), that next task is not lost
+def test_a_trial_sent_to_a_worker_that_just_died_runs_elsewhere(tmp_path, monkeypatch):
+    """A quick trial's worker gets its next trial sent ahead; when the trial it runs has just
+    killed it (its pipe is closed, its death not yet reported), that next trial is not lost
     and does not stop the run: it runs on another worker."""
     from privpub.experiments import pool
 
     monkeypatch.setattr(pool, "PREFETCH_SECONDS", 3600.0)  # always send ahead
     marker = tmp_path / "closed"
 
-    def tasks():
+    def trials():
         yield 0, ""
         yield 1, str(marker)
-        assert _wait_for(marker.exists, 300)  # task 2 is sent ahead only once 1 has closed
+        assert _wait_for(marker.exists, 300)  # trial 2 is sent ahead only once 1 has closed
         yield 2, ""
 
-    out = list(pool.run_isolated(_close_pipe_then_die, tasks(), {}, n_jobs=1,
-                                 on_failure=lambda task, reason: (task, reason)))
+    out = list(pool.run_isolated(_close_pipe_then_die, trials(), {}, n_jobs=1,
+                                 on_failure=lambda trial, reason: (trial, reason)))
     assert sorted(o for o in out if isinstance(o, int)) == [0, 2]
     assert [o for o in out if isinstance(o, tuple)] == [
-        ((1, str(marker)), "worker exited with code 3 in the middle of the task")]
+        ((1, str(marker)), "worker exited with code 3 in the middle of the trial")]
 
 
-def test_kill_9_of_a_worker_mid_task_fails_that_task_only(plugin_dir, tmp_path,
-                                                          monkeypatch):
-    """A worker killed from outside while it runs a task (and holds the next one, sent
-    ahead): the running task fails, the one behind it runs elsewhere."""
+def test_kill_9_of_a_worker_mid_trial_fails_that_trial_only(plugin_dir, tmp_path,
+                                                            monkeypatch):
+    """A worker killed from outside while it runs a trial (and holds the next one, sent
+    ahead): the running trial fails, the one behind it runs elsewhere."""
     import threading
 
     from privpub.experiments import pool
 
-    # every worker gets its next task ahead after its first, however slow a busy machine
-    # makes the tasks (by default only when the last one took under PREFETCH_SECONDS)
+    # every worker gets its next trial ahead after its first, however slow a busy machine
+    # makes the trials (by default only when the last one took under PREFETCH_SECONDS)
     monkeypatch.setattr(pool, "PREFETCH_SECONDS", 3600.0)
     killed, finished = [], threading.Event()
 
@@ -215,36 +217,36 @@ def test_kill_9_of_a_worker_mid_task_fails_that_task_only(plugin_dir, tmp_path,
     finally:
         finished.set()
         killer.join()
-    assert killed, "no worker held a task sent ahead"
+    assert killed, "no worker held a trial sent ahead"
     assert [f["error"] for f in first.failures] == [
         "worker killed by SIGKILL (the out-of-memory killer or another process)"]
-    assert first.n_ok == spec.n_tasks - 1
+    assert first.n_ok == spec.n_trials - 1
     second = _run(spec, tmp_path / "run")
     assert second.n_ok == 1 and not second.failures
     _assert_same_values(second.store, spec, tmp_path)
 
 
-def test_a_task_past_task_memory_fails_with_that_reason(plugin_dir, tmp_path):
+def test_a_trial_past_trial_memory_fails_with_that_reason(plugin_dir, tmp_path):
     marker = tmp_path / "fired"
     spec = _spec("memory", marker)
-    first = _run(spec, tmp_path / "run", task_memory=300)
+    first = _run(spec, tmp_path / "run", trial_memory=300)
     assert [f["error"] for f in first.failures] == [
-        f for f in (first.failures[0]["error"],) if f.startswith("exceeded task_memory=300 MB")]
-    assert first.n_ok == spec.n_tasks - 1
-    second = _run(spec, tmp_path / "run", task_memory=300)
+        f for f in (first.failures[0]["error"],) if f.startswith("exceeded trial_memory=300 MB")]
+    assert first.n_ok == spec.n_trials - 1
+    second = _run(spec, tmp_path / "run", trial_memory=300)
     assert second.n_ok == 1 and not second.failures
     _assert_same_values(second.store, spec, tmp_path)
 
 
-def test_a_task_past_task_timeout_fails_with_that_reason(plugin_dir, tmp_path):
+def test_a_trial_past_trial_timeout_fails_with_that_reason(plugin_dir, tmp_path):
     marker = tmp_path / "fired"
     spec = _spec("sleep", marker)
     t0 = time.perf_counter()
-    first = _run(spec, tmp_path / "run", task_timeout=2)
-    assert time.perf_counter() - t0 < 90  # never a hang: the task would sleep 120 s
+    first = _run(spec, tmp_path / "run", trial_timeout=2)
+    assert time.perf_counter() - t0 < 90  # never a hang: the trial would sleep 120 s
     assert len(first.failures) == 1
-    assert first.failures[0]["error"] == "exceeded task_timeout=2 s"
-    second = _run(spec, tmp_path / "run", task_timeout=2)
+    assert first.failures[0]["error"] == "exceeded trial_timeout=2 s"
+    second = _run(spec, tmp_path / "run", trial_timeout=2)
     assert second.n_ok == 1 and not second.failures
     _assert_same_values(second.store, spec, tmp_path)
 
@@ -281,7 +283,7 @@ def _concurrent_run(results_dir, plugin_path, out):
     Path(out).write_text(f"{summary.n_ok} {summary.n_stored}")
 
 
-def test_two_runs_on_one_store_never_compute_a_task_twice(plugin_dir, tmp_path):
+def test_two_runs_on_one_store_never_compute_a_trial_twice(plugin_dir, tmp_path):
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")
@@ -294,30 +296,45 @@ def test_two_runs_on_one_store_never_compute_a_task_twice(plugin_dir, tmp_path):
         p.join(600)
     counts = [tuple(map(int, (tmp_path / f"out{i}").read_text().split())) for i in range(2)]
     spec = _spec(pause=0.3)
-    assert sum(ok for ok, _ in counts) == spec.n_tasks  # each task computed once
-    assert all(ok + stored == spec.n_tasks for ok, stored in counts)  # both runs complete
+    assert sum(ok for ok, _ in counts) == spec.n_trials  # each trial computed once
+    assert all(ok + stored == spec.n_trials for ok, stored in counts)  # both runs complete
     store = ResultStore(tmp_path / "run" / "faults" / "paper" / "store")
     import pandas as pd
 
     raw = pd.concat([pd.read_parquet(p) for p in store.parts()])
     assert not raw.duplicated(["cell", "rep", "metric"]).any()
-    assert not list((store.root / "claims").glob("*.claim"))  # every claim released
+    assert not list((store.root / "locks").glob("*.lock"))  # every lock released
     _assert_same_values(store.root, spec, tmp_path)
 
 
-def test_a_stale_claim_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
-    from privpub.experiments.task_claims import TaskClaims
+def test_a_stale_lock_of_a_dead_run_is_taken_over(plugin_dir, tmp_path):
+    from privpub.experiments.trial_locks import TrialLocks
 
     spec = _spec()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
-    claims = TaskClaims(tmp_path / "run" / "faults" / "paper" / "store" / "claims", 0, 0.0)
-    claims.root.mkdir(parents=True)
-    chunk = claims._chunk((spec.cells[0], 0))
-    claims._path(chunk).write_text(
-        f'{{"pid": {dead}, "host": "{claims._host}", "time": 0}}')
+    locks = TrialLocks(tmp_path / "run" / "faults" / "paper" / "store" / "locks", 0, 0.0)
+    locks.root.mkdir(parents=True)
+    chunk = locks._chunk((spec.cells[0], 0))
+    locks._path(chunk).write_text(
+        f'{{"pid": {dead}, "host": "{locks._host}", "time": 0}}')
     summary = _run(spec, tmp_path / "run")
-    assert summary.n_ok == spec.n_tasks and not list(claims.root.glob("*.claim"))
+    assert summary.n_ok == spec.n_trials and not list(locks.root.glob("*.lock"))
+
+
+def test_the_claims_dir_of_a_store_written_before_the_locks_is_ignored(plugin_dir, tmp_path):
+    """Before they were called locks, a run's lock files were ``store/claims/<chunk>.claim``:
+    nothing reads them now, not even one naming a live process (this one)."""
+    from privpub.experiments.trial_locks import CHUNKS
+
+    spec = _spec()
+    old = tmp_path / "run" / "faults" / "paper" / "store" / "claims"
+    old.mkdir(parents=True)
+    for bucket in range(CHUNKS):
+        (old / f"seed0-{bucket:02d}.claim").write_text(
+            json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": 0}))
+    summary = _run(spec, tmp_path / "run")
+    assert summary.n_ok == spec.n_trials and not summary.failures
 
 
 def _run_py(results_dir, *extra, pause=0.3, n_jobs=2, started=None):
@@ -365,7 +382,7 @@ def _gone(pgid: int, seconds: float = 60) -> bool:
 
 
 def test_ctrl_c_at_any_n_jobs_exits_130_at_once_leaving_no_process(plugin_dir, tmp_path):
-    """Ctrl-C while the workers run tasks of 10 minutes: the run exits at once (the bound
+    """Ctrl-C while the workers run trials of 10 minutes: the run exits at once (the bound
     is a minute so that a busy machine passes; at load 9 on 2 cores it took 0.7 s)."""
     from privpub.experiments.executors import cap_n_jobs
 
@@ -379,7 +396,7 @@ def test_ctrl_c_at_any_n_jobs_exits_130_at_once_leaving_no_process(plugin_dir, t
         assert line.startswith("privpub: epasto2022_fig3c"), line + proc.stderr.read()
         workers = min(2, cap_n_jobs(1000)[0])
         assert _wait_for(lambda: len(list(started.iterdir())) >= workers
-                         or proc.poll() is not None, 300), "the tasks did not start"
+                         or proc.poll() is not None, 300), "the trials did not start"
         assert proc.poll() is None, proc.stderr.read()
         t0 = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
@@ -404,7 +421,7 @@ def _slow_run(results_dir, plugin_path, gate):
 def test_kill_9_of_the_run_mid_write_then_a_rerun_completes(plugin_dir, tmp_path):
     import multiprocessing
 
-    gate = tmp_path / "gate"  # the tasks of tags 2 and 3 wait for it: the run cannot finish
+    gate = tmp_path / "gate"  # the trials of tags 2 and 3 wait for it: the run cannot finish
     proc = multiprocessing.get_context("spawn").Process(
         target=_slow_run, args=(tmp_path / "run", str(plugin_dir), gate))
     proc.start()
@@ -415,10 +432,10 @@ def test_kill_9_of_the_run_mid_write_then_a_rerun_completes(plugin_dir, tmp_path
     proc.join(60)
     assert _gone(proc.pid)  # its workers followed it
     spec = _spec(pause=0.5, gate=gate)
-    assert 0 < len(ResultStore(store).tasks(["jaccard"])) < spec.n_tasks  # stopped half-way
+    assert 0 < len(ResultStore(store).trials(["jaccard"])) < spec.n_trials  # stopped half-way
     gate.touch()
     rerun = _run(spec, tmp_path / "run")  # the same command again
-    assert rerun.n_done == spec.n_tasks and not rerun.failures
+    assert rerun.n_done == spec.n_trials and not rerun.failures
     _assert_same_values(store, spec, tmp_path)
 
 
@@ -470,30 +487,29 @@ def test_two_fresh_workers_on_an_empty_numba_cache_at_once(tmp_path):
     assert third.stdout.strip() == "2"  # both signatures read back from the cache
 
 
-def test_too_many_tasks_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_path):
-    import json
+def test_too_many_trials_or_a_day_of_work_stops_unless_forced(plugin_dir, tmp_path):
     import tracemalloc
 
     from privpub.errors import ConfigError
 
     tracemalloc.start()
     t0 = time.perf_counter()
-    with pytest.raises(ConfigError, match="100,000,000 tasks, more than 10,000,000"):
+    with pytest.raises(ConfigError, match="100,000,000 trials, more than 10,000,000"):
         _run(_spec(tags=1, reps=10**8), tmp_path)
-    # lazy: a list of the 10^8 tasks would take minutes and gigabytes (this: a second or two
+    # lazy: a list of the 10^8 trials would take minutes and gigabytes (this: a second or two
     # at load 9 on 2 cores)
     assert time.perf_counter() - t0 < 30 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
-    from privpub.experiments.reuse import plan_tasks  # with force=true: tasks made as they run
+    from privpub.experiments.reuse import plan_trials  # with force=true: trials made as they run
 
-    plan = plan_tasks(_spec(tags=2, reps=10**8), ResultStore(tmp_path / "f" / "p" / "store"),
-                      seed=0)
-    tasks = iter(plan.tasks)
-    assert len(plan.tasks) == 2 * 10**8 and [next(tasks)[1] for _ in range(3)] == [0, 1, 2]
+    plan = plan_trials(_spec(tags=2, reps=10**8), ResultStore(tmp_path / "f" / "p" / "store"),
+                       seed=0)
+    trials = iter(plan.trials)
+    assert len(plan.trials) == 2 * 10**8 and [next(trials)[1] for _ in range(3)] == [0, 1, 2]
     assert time.perf_counter() - t0 < 60 and tracemalloc.get_traced_memory()[1] < 50 * 2**20
     tracemalloc.stop()
     meta = tmp_path / "faults" / "paper" / "meta.json"
     meta.parent.mkdir(parents=True)
-    meta.write_text(json.dumps({"seconds": {"per_task": 3600.0}}))  # an hour per task
+    meta.write_text(json.dumps({"seconds": {"per_trial": 3600.0}}))  # an hour per trial
     with pytest.raises(ConfigError, match="would take about 26 h with n_jobs=2"):
         _run(_spec(tags=13, reps=4), tmp_path)
     assert _run(_spec(tags=1, reps=1), tmp_path, force=True).n_ok == 1

@@ -87,7 +87,7 @@ def test_tables_ccdf_best_over_and_range(tmp_path):
     # the table: our |V| beside the paper's
     table = (out / "tab.csv").read_text()
     assert "true nodes ours" in table and "34" in table.splitlines()[1]
-    # stored releases: one per task, and the truth once, decodable to the true histogram
+    # stored releases: one per trial, and the truth once, decodable to the true histogram
     frame = ResultStore(out / "store").load()
     kept = frame[frame["metric"] == RELEASE_METRIC]
     assert len(kept) == len(spec.cells) * 5 + 1
@@ -367,7 +367,7 @@ def test_a_sweep_over_seeds_draws_every_seed_and_judges_claims_per_seed(tmp_path
         assert found.pop("id") == f"{alone.pop('id')} (seed={seed})"
         assert found == alone
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["seeds"] == [0, 1] and meta["tasks"] == 2 * spec.n_tasks
+    assert meta["seeds"] == [0, 1] and meta["trials"] == 2 * spec.n_trials
     assert meta["missing"] == 0
 
 

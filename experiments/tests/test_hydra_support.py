@@ -23,14 +23,14 @@ def test_sweep_total_counts_every_job_of_a_glob_sweep():
         jobs = check_sweep(cfg)
         assert not any(j.error for j in jobs)
         assert jobs[0].label == "#0 (experiment=qardaji2012_fig1 mechanism.epsilon=1)"
-        total = sum(j.spec.n_tasks for j in jobs)
+        total = sum(j.spec.n_trials for j in jobs)
         expected = 0
         for name in ["fig1", "fig2", "fig3", "fig4", "fig5"]:
             for eps in [1, 2]:
                 job = [f"experiment=qardaji2012_{name}", "scale=smoke", f"mechanism.epsilon={eps}"]
                 expected += spec_from_config(
                     compose(config_name="config", overrides=job), overrides=job
-                ).n_tasks
+                ).n_trials
     assert total == expected > 0
 
 
@@ -134,10 +134,10 @@ def test_a_sweeps_config_errors_are_each_said_once_before_any_job_runs(tmp_path,
 
 
 @pytest.mark.parametrize("stored", [True, False])
-def test_a_missing_dataset_stops_a_job_only_if_a_task_still_needs_it(
+def test_a_missing_dataset_stops_a_job_only_if_a_trial_still_needs_it(
         tmp_path, monkeypatch, stored):
-    """As a run checks only the files of the tasks it still has to compute, a job whose
-    tasks on a dataset with a missing file are all stored is not stopped (the store is
+    """As a run checks only the files of the trials it still has to compute, a job whose
+    trials on a dataset with a missing file are all stored is not stopped (the store is
     read only when a file is missing)."""
     from privpub.experiments import preflight
     from privpub.experiments.preflight import Job, check_data, report

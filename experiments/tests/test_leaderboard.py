@@ -189,9 +189,9 @@ def record_dp_graph_histogram(graph, *, epsilon, rng, ledger=None):
 '''
 
 
-def test_add_of_a_mechanism_that_fits_no_task_stops_before_any_task_saying_why(
+def test_add_of_a_mechanism_that_fits_no_task_stops_before_any_trial_saying_why(
         tmp_path, capsys):
-    """It ran all 84 tasks, then said "fits none of the tasks" without a reason. Now
+    """It ran all 84 trials, then said "fits none of the tasks" without a reason. Now
     nothing runs and each reason is one line naming the tasks it holds for."""
     plugin = tmp_path / "outside" / "record_dp_graph.py"
     plugin.parent.mkdir()
@@ -235,7 +235,7 @@ def test_add_of_a_mechanism_that_fits_some_tasks_says_which_it_joins():
         f"{mechanisms()['theta_cumulative_oracle'].unranked}"]
 
 
-def test_a_leaderboards_missing_data_stops_it_before_any_task_naming_each_file_once(tmp_path):
+def test_a_leaderboards_missing_data_stops_it_before_any_trial_naming_each_file_once(tmp_path):
     """Every selected task's specs and data files are checked before the first runs."""
     from privpub.errors import DataError
 

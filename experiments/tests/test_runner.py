@@ -29,7 +29,7 @@ def test_same_rows_for_any_n_jobs_and_cell_order(tmp_path):
     _, two = _rows(tmp_path / "b", spec, n_jobs=2, executor="loky")
     spec.cells.reverse()
     _, rev = _rows(tmp_path / "c", spec, n_jobs=2, executor="threading")
-    assert len(one) == 5 * 3 * 2 + 4 * 3  # 2 metrics per task, + info/noisy_count for toy_drop
+    assert len(one) == 5 * 3 * 2 + 4 * 3  # 2 metrics per trial, + info/noisy_count for toy_drop
     pd.testing.assert_frame_equal(one, two)
     pd.testing.assert_frame_equal(one, rev)
     assert one["value"].notna().all()
@@ -55,7 +55,7 @@ def test_resume_after_interrupt_computes_only_missing(tmp_path):
     finally:
         INTERRUPT["armed"] = False
     assert summary.interrupted
-    stored = ResultStore(tmp_path / "toy" / "paper" / "store").tasks(spec.metrics)
+    stored = ResultStore(tmp_path / "toy" / "paper" / "store").trials(spec.metrics)
     assert 0 < len(stored) < 12 and summary.n_done == len(stored)  # the finished work kept
 
     summary, resumed = _rows(tmp_path, spec)
@@ -69,16 +69,16 @@ def test_another_seed_is_computed_not_reused(tmp_path):
     spec = resolve_experiment(toy_experiment(), scale="paper")
     run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
     summary = run_experiment(spec, results_dir=tmp_path, progress=False, seed=1, plugins=(TOY,))
-    assert summary.n_stored == 0 and summary.n_ok == spec.n_tasks
+    assert summary.n_stored == 0 and summary.n_ok == spec.n_trials
     summary = run_experiment(spec, results_dir=tmp_path, progress=False, seed=0, plugins=(TOY,))
-    assert summary.n_stored == spec.n_tasks and summary.n_ok == 0
+    assert summary.n_stored == spec.n_trials and summary.n_ok == 0
 
 
 def test_skip_reasons_that_differ_only_in_numbers_are_one_line():
     """Ten skips of one cell at several epsilons read as one line with the range."""
     from privpub.experiments.runner import RunSummary
 
-    summary = RunSummary("e", "paper", Path("store"), n_tasks=13)
+    summary = RunSummary("e", "paper", Path("store"), n_trials=13)
     summary.skip_reasons = {
         "DRC on unc28: the series implies 15146516 edges, more than max_edges=10000000": 4,
         "DRC on unc28: the series implies 75985197 edges, more than max_edges=10000000": 1,
@@ -87,9 +87,9 @@ def test_skip_reasons_that_differ_only_in_numbers_are_one_line():
     }
     lines = summary.describe().splitlines()[1:]
     assert lines == [
-        "  skipped 10 task(s): DRC on unc28: the series implies 15146516 to 75985197 edges, "
+        "  skipped 10 trial(s): DRC on unc28: the series implies 15146516 to 75985197 edges, "
         "more than max_edges=10000000",
-        "  skipped 3 task(s): toy on x: k = 7 > 5 rows",
+        "  skipped 3 trial(s): toy on x: k = 7 > 5 rows",
     ]
 
 
@@ -98,7 +98,7 @@ def test_cells_that_cannot_apply_are_skipped_not_failed(tmp_path):
     spec = resolve_experiment(exp, scale="paper")
     summary, frame = _rows(tmp_path, spec)
     assert not summary.failed and summary.n_not_applicable == 3 and summary.n_ok == 3
-    assert "skipped 3 task(s): toy_copy on sbm_small: k = 100000 > 128 rows" in summary.describe()
+    assert "skipped 3 trial(s): toy_copy on sbm_small: k = 100000 > 128 rows" in summary.describe()
     assert set(frame["status"]) == {"ok", "skipped"}
     again = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
     assert again.n_stored == 6 and again.n_ok == again.n_not_applicable == 0  # not retried
@@ -274,21 +274,21 @@ def test_a_metric_registered_with_another_metrics_stream_draws_the_same_numbers(
 
 def test_a_curve_metric_is_stored_once_and_read_back(tmp_path):
     """A metric returning a dict is stored as rows ``<metric>/<x>``: a rerun finds those
-    tasks done (they used to be recomputed on every run, sala2011 Figs. 8-9), and another
+    trials done (they used to be recomputed on every run, sala2011 Figs. 8-9), and another
     experiment reads them."""
     exp = toy_experiment(metrics=["toy_curve", "toy_draw"],
                          plots=[{"x": "epsilon", "metric": "toy_draw"}], repetitions=1)
     spec = resolve_experiment(exp, scale="paper")
     first = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
-    assert first.n_ok == spec.n_tasks
+    assert first.n_ok == spec.n_trials
     again = run_experiment(spec, results_dir=tmp_path, progress=False, plugins=(TOY,))
-    assert (again.n_ok, again.n_stored) == (0, spec.n_tasks)
+    assert (again.n_ok, again.n_stored) == (0, spec.n_trials)
     other = resolve_experiment({**exp, "name": "other"}, scale="paper")
     shared = run_experiment(other, results_dir=tmp_path, progress=False, plugins=(TOY,))
-    assert (shared.n_ok, shared.n_shared) == (0, spec.n_tasks)
+    assert (shared.n_ok, shared.n_shared) == (0, spec.n_trials)
 
 
-def test_a_task_another_experiment_computed_is_read_not_recomputed(tmp_path):
+def test_a_trial_another_experiment_computed_is_read_not_recomputed(tmp_path):
     """Same cell, seed, repetition and code in another experiment's store: copied, with
     exactly the numbers this run would compute; a parameter written out at its default
     names the same cell."""
@@ -301,7 +301,7 @@ def test_a_task_another_experiment_computed_is_read_not_recomputed(tmp_path):
     )
     second = resolve_experiment(exp, scale="paper")
     summary = run_experiment(second, results_dir=tmp_path, progress=False, plugins=(TOY,))
-    # toy_drop's 4 cells and toy_copy at tag 0 (its default) are first's: 15 of 18 tasks
+    # toy_drop's 4 cells and toy_copy at tag 0 (its default) are first's: 15 of 18 trials
     assert (summary.n_shared, summary.n_ok) == (15, 3)
     assert "15 already stored (15 from other experiments)" in summary.describe()
     copied = ResultStore(summary.store).load()
@@ -320,7 +320,7 @@ def test_dask_executor_against_a_scheduler_address(tmp_path):
                                   dashboard_address=None) as cluster:
         summary, remote = _rows(tmp_path / "b", spec, executor="dask",
                                 dask_address=cluster.scheduler_address)
-    assert summary.n_ok == spec.n_tasks
+    assert summary.n_ok == spec.n_trials
     pd.testing.assert_frame_equal(local, remote)
 
 
@@ -346,28 +346,28 @@ def test_processes_writing_one_store_at_once_lose_and_duplicate_nothing(tmp_path
     rows = ResultStore(tmp_path / "toy" / "paper" / "store").load()
     keys = rows[["cell", "rep", "metric"]]
     assert not keys.duplicated().any()
-    assert len(rows.drop_duplicates(["cell", "rep"])) == spec.n_tasks
+    assert len(rows.drop_duplicates(["cell", "rep"])) == spec.n_trials
 
 
 def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_path):
-    """The same task measured by two experiments with different metrics: the mechanism runs
+    """The same trial measured by two experiments with different metrics: the mechanism runs
     once; the second reads the release and computes only its own metrics."""
-    import privpub.experiments.task as task
+    import privpub.experiments.trial as trial
     from privpub.experiments.tests.toy_plugins import CALLS
 
-    old = task.RELEASE_CACHE_SECONDS
-    task.RELEASE_CACHE_SECONDS = 0.0  # keep every release, however fast
+    old = trial.RELEASE_CACHE_SECONDS
+    trial.RELEASE_CACHE_SECONDS = 0.0  # keep every release, however fast
     try:
         exp = toy_experiment(mechanisms=[{"name": "toy_sleep", "params": {"duration": 0.0}}],
                              grid={}, repetitions=2, metrics=["jaccard"], plots=[])
-        CALLS.clear()  # counted in this process: the tasks run here
+        CALLS.clear()  # counted in this process: the trials run here
         run_experiment(resolve_experiment(exp, scale="paper"), results_dir=tmp_path,
                        progress=False, plugins=(TOY,), executor="sequential")
         other = dict(exp, name="other", metrics=["created_fraction"])
         summary = run_experiment(resolve_experiment(other, scale="paper"), results_dir=tmp_path,
                                  progress=False, plugins=(TOY,), executor="sequential")
     finally:
-        task.RELEASE_CACHE_SECONDS = old
+        trial.RELEASE_CACHE_SECONDS = old
     assert summary.n_ok == 2 and len(CALLS) == 2  # 2 repetitions, computed once each
     rows = ResultStore(summary.store).load()
     assert set(rows["metric"]) == {"created_fraction"} and rows["release_cached"].all()

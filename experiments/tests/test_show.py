@@ -97,7 +97,7 @@ def test_show_says_a_mechanisms_registered_audit_blind_spot_and_leaderboard_reas
     assert f"leaderboard never ranked: {get_mechanism('theta_cumulative_oracle').unranked}" in flat
 
 
-def test_show_an_experiment_counts_tasks_as_the_runner():
+def test_show_an_experiment_counts_trials_as_the_runner():
     path = CONF / "experiment" / "sala2011_fig4.yaml"
     exp = yaml.safe_load(path.read_text())
     code, text = run("show", "sala2011_fig4", "--json")
@@ -107,7 +107,7 @@ def test_show_an_experiment_counts_tasks_as_the_runner():
     assert entry["claims"] == [c["id"] for c in exp["claims"]]
     for scale, row in entry["scales"].items():
         spec = resolve_experiment(exp, scale=scale)
-        assert row["tasks"] == spec.n_tasks
+        assert row["trials"] == spec.n_trials
         assert row["datasets"] == list(dict.fromkeys(c.dataset for c in spec.cells))
         assert row["figures"] == [f"results/sala2011_fig4/{scale}/dk2_distance_vs_epsilon.png"]
     code, text = run("show", "sala2011_fig4")

@@ -256,7 +256,7 @@ def test_a_baseline_that_draws_another_mechanisms_streams_keeps_its_own_cells():
     # epasto2022's non-smooth baseline post-processes the smooth algorithm's clusters: it
     # draws the smooth mechanism's seeds, but it is a cell of its own in the store
     import privpub.baselines.suppression_k_anonymity  # noqa: F401  (registers both mechanisms)
-    from privpub.experiments.seeding import task_seeds
+    from privpub.experiments.seeding import trial_seeds
     from privpub.registry import get_mechanism
 
     spec = resolve_experiment({
@@ -270,7 +270,7 @@ def test_a_baseline_that_draws_another_mechanisms_streams_keeps_its_own_cells():
         assert nonsmooth.seed_identity == smooth.seed_identity
         assert nonsmooth.cell_id != smooth.cell_id
         assert nonsmooth.identity["mechanism"] == "nonsmooth_k_anonymity"
-        a, b = task_seeds(0, smooth.seed_identity, 1), task_seeds(0, nonsmooth.seed_identity, 1)
+        a, b = trial_seeds(0, smooth.seed_identity, 1), trial_seeds(0, nonsmooth.seed_identity, 1)
         assert a[1].generate_state(4).tolist() == b[1].generate_state(4).tolist()
     # every other mechanism keeps its own streams, and the pair's parameters match
     mondrian = by["mondrian_binary", 2]

@@ -159,7 +159,7 @@ def test_path_metrics_agree_whichever_runs_first():
 
 
 def test_one_graph_scored_in_two_repetitions_gets_each_its_own_sample():
-    """The original graph is one object across a worker's tasks: repetition 1 must not read
+    """The original graph is one object across a worker's trials: repetition 1 must not read
     repetition 0's sampled BFS (it did, so the Original's APL depended on scheduling)."""
     from privpub.metrics.graph_structure import average_path_length
 

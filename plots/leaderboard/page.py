@@ -203,11 +203,11 @@ def _cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
 
 def method_rows(board: dict, costs: dict, audits: dict, bibtex: dict) -> str:
     """The methods table: each ranked mechanism's paper (BibTeX), notion, caveat, the rule
-    its parameters follow, time and memory per run and its audited privacy (the audits of
+    its parameters follow, time and memory per trial and its audited privacy (the audits of
     its series, else the worst stored one of any of its configurations)."""
     head = ("<tr><th class=l>mechanism</th><th class=l>paper</th><th class=l>notion</th>"
-            "<th class=l>caveat</th><th class=l>parameters</th><th>s / run</th>"
-            "<th>CPU s / run</th><th>peak MB</th><th class=l>audited privacy</th></tr>")
+            "<th class=l>caveat</th><th class=l>parameters</th><th>s / trial</th>"
+            "<th>CPU s / trial</th><th>peak MB</th><th class=l>audited privacy</th></tr>")
     rows = []
     for name, m in board["methods"].items():
         cost = costs.get(name, {})

@@ -116,7 +116,7 @@ def tidy_rows(frame: pd.DataFrame, board: dict) -> pd.DataFrame:
 
 def _fill_defaults(rows: pd.DataFrame, params: list[str], defaults: dict) -> pd.DataFrame:
     """A parameter left empty in some rows of a mechanism and set in others was left at its
-    default (a cell's identity omits defaults, so a stored task may lack the column): fill
+    default (a cell's identity omits defaults, so a stored trial may lack the column): fill
     it, so that rows at the default and rows set to another value stay apart."""
     rows = rows.copy()
     for p in params:
@@ -221,8 +221,8 @@ def aggregate(stats: pd.DataFrame, notion: str, metric: str, higher: bool) -> di
 
 
 def method_costs(frame: pd.DataFrame) -> dict[str, dict]:
-    """Per mechanism: mean seconds and CPU seconds of one run (a task) and the largest peak
-    memory of a worker (MB), over its stored ok tasks."""
+    """Per mechanism: mean seconds and CPU seconds of one trial and the largest peak
+    memory of a worker (MB), over its stored ok trials."""
     if frame is None or frame.empty:
         return {}
     ok = frame[frame["status"] == "ok"].drop_duplicates(["cell", "base_seed", "rep"])
@@ -235,6 +235,6 @@ def method_costs(frame: pd.DataFrame) -> dict[str, dict]:
             if "cpu_seconds" in rows else float("nan"),
             "peak_mb": float(pd.to_numeric(rows.get("peak_mb"), errors="coerce").max())
             if "peak_mb" in rows else float("nan"),
-            "tasks": int(len(rows)),
+            "trials": int(len(rows)),
         }
     return out

@@ -455,7 +455,7 @@ def _html_run(exp: Experiment, run: Run, results_dir: Path, *, variant: bool = F
         out.append(f'<p class="meta">{_e(line)}</p>')
     if number(run.meta.get("failed")):
         out.append(
-            f'<p class="warn">{_e(fmt(run.meta["failed"]))} task(s) failed: '
+            f'<p class="warn">{_e(fmt(run.meta["failed"]))} trial(s) failed: '
             "see summary.md and the run's log.</p>"
         )
     if run.problems:

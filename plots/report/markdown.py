@@ -70,7 +70,7 @@ def _md_overview(experiments: list[Experiment], scales: list[str]) -> list[str]:
                 run = by_scale.get(s)
                 text = "–" if run is None else _md_counts(run)
                 if run is not None and number(run.meta.get("failed")):
-                    text += f" · **{fmt(run.meta['failed'])} tasks failed**"
+                    text += f" · **{fmt(run.meta['failed'])} trials failed**"
                 cells.append(text)
             out.append("| " + " | ".join(cells) + " |")
         out.append("")

@@ -140,12 +140,12 @@ def claim_notes(claim: dict) -> list[str]:
 
 
 def meta_line(meta: dict) -> str:
-    """One line from a run's ``meta.json``: its tasks, privacy, date, time and overrides."""
+    """One line from a run's ``meta.json``: its trials, privacy, date, time and overrides."""
     m = meta
     parts = []
-    if m.get("tasks") is not None:
+    if m.get("trials") is not None:
         cells, reps = fmt(m.get("cells")), fmt(m.get("repetitions"))
-        t = f"{cells} cells × {reps} reps = {fmt(m['tasks'])} tasks"
+        t = f"{cells} cells × {reps} reps = {fmt(m['trials'])} trials"
         done = [f"{fmt(m[k])} {k}" for k in ("ok", "skipped", "failed") if m.get(k) is not None]
         parts.append(t + (": " + ", ".join(done) if done else ""))
     if m.get("privacy"):
@@ -154,8 +154,8 @@ def meta_line(meta: dict) -> str:
         parts.append(f"drawn {str(m['drawn_at']).replace('T', ' ')}")
     seconds = m.get("seconds")
     if isinstance(seconds, dict) and seconds.get("total") is not None:
-        per = seconds.get("per_task")
-        parts.append(f"{fmt(seconds['total'])} s" + (f" ({fmt(per)} s/task)" if per else ""))
+        per = seconds.get("per_trial")
+        parts.append(f"{fmt(seconds['total'])} s" + (f" ({fmt(per)} s/trial)" if per else ""))
     if m.get("overrides"):
         ov = m["overrides"]
         parts.append("overrides: " + (", ".join(map(str, ov)) if isinstance(ov, list) else str(ov)))

@@ -171,7 +171,7 @@ def test_leaderboard_page_renders_in_headless_chromium(constructed_store, tmp_pa
 
 
 def test_rows_at_a_default_are_not_averaged_with_rows_set_otherwise(tmp_path):
-    """A stored task may lack a parameter's column (its cell left it at the default): it
+    """A stored trial may lack a parameter's column (its cell left it at the default): it
     is its own series, not averaged with the rows that set another value."""
     rows = _rows("G", "record-DP", "d1", [0.2, 0.2])  # criterion left at its default
     rows += _rows("G", "record-DP", "d1", [0.8, 0.8], criterion="gini")

@@ -98,7 +98,7 @@ def write_run(run, *, scale="paper", claims=CLAIMS, figures=("l1_vs_epsilon",), 
         "scale": scale,
         "cells": 48,
         "repetitions": 30,
-        "tasks": 1440,
+        "trials": 1440,
         "ok": 1430,
         "skipped": 10,
         "failed": 0,
@@ -108,7 +108,7 @@ def write_run(run, *, scale="paper", claims=CLAIMS, figures=("l1_vs_epsilon",), 
         "overrides": [],
         "figures": list(figures),
         "tables": ["table2"],
-        "seconds": {"total": 123.4, "per_task": 0.08},
+        "seconds": {"total": 123.4, "per_trial": 0.08},
     }
     (run / "meta.json").write_text(json.dumps({**base, **(meta or {})}))
     if claims is not None:
@@ -206,7 +206,7 @@ def test_markdown_sections_figures_tables_notes_variants(tree):
     smoke = text.split("### day2016_fig3 [smoke]")[1]
     assert "![l1_vs_epsilon](day2016_fig3/paper/l1_vs_epsilon.png)" in paper
     assert "[l1_vs_epsilon.pdf](day2016_fig3/paper/l1_vs_epsilon.pdf)" in paper
-    assert "1440 tasks: 1430 ok, 10 skipped, 0 failed" in paper
+    assert "1440 trials: 1430 ok, 10 skipped, 0 failed" in paper
     # the table: ours / paper = ratio, flagged beyond the table claim's 25 %
     assert "⚠ beyond ±25 % (claim table2_values): 1 of 3 flagged" in paper
     assert "| facebook | 3,900 / 3,828 = 1.02 | 0.5 / 0.5 = 1 |" in paper

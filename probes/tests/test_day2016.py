@@ -26,8 +26,9 @@ from privpub.probes.day2016 import (
     raw_edges,
     self_loops_in_lcc,
     table2_bound_cells,
+    theta_bin_readings,
 )
-from privpub.probes.support import load_probe, needs_data
+from privpub.probes.support import needs_data
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
@@ -40,7 +41,7 @@ def test_table1_edge_counts_differ_by_the_self_loops(name, loops):
     ours = load_dataset(name, lcc=True).n_edges
     total, in_lcc = self_loops_in_lcc(raw_edges(name))
     assert in_lcc == loops and paper_edges - ours == loops
-    assert f"{loops}" in spec["notes"] and "benchmarks/probe_day2016.py" in spec["notes"]
+    assert f"{loops}" in spec["notes"] and "python -m privpub.probes.day2016" in spec["notes"]
 
 
 def test_self_loops_in_lcc_counts_only_the_big_component():
@@ -109,14 +110,10 @@ def test_published_dblp_l1_exceeds_what_its_edge_fraction_allows():
     bad = {(c["dataset"], c["theta"], c["label"]) for c in cells if c["exceeds"]}
     assert bad == {("dblp", 128, "FG"), ("dblp", 128, "ER"), ("dblp", 128, "pi_theta")}
     notes = " ".join(spec["notes"].split())
-    assert "benchmarks/probe_day2016.py" in notes and "62,992" in notes
+    assert "python -m privpub.probes.day2016" in notes and "62,992" in notes
 
 
 # --------------------------------------------------------------------------- theta bin
-def _day2016_probe():
-    return load_probe("probe_day2016")
-
-
 def test_theta_bin_readings_differ_only_in_bin_theta():
     """On a small graph: the three readings agree outside bin theta, ``drop`` ignores it,
     ``zero`` counts the true nodes of degree theta, ``keep`` the projected bin's error."""
@@ -126,7 +123,7 @@ def test_theta_bin_readings_differ_only_in_bin_theta():
     pairs = np.argwhere(np.triu(rng.random((60, 60)) < 0.15, 1))
     graph = Graph.from_edges(pairs, 60)
     theta = 5
-    (r,) = _day2016_probe().theta_bin_readings(graph, thetas=(theta,))
+    (r,) = theta_bin_readings(graph, thetas=(theta,))
     true_bin = int(np.sum(graph.degrees() == theta))
     assert r["zero"] == r["drop"] + true_bin
     assert r["keep"] >= r["drop"]
@@ -138,7 +135,7 @@ def test_drop_theta_bin_is_the_closest_reading_on_facebook():
     to the paper's Facebook row at every theta (the module docstring's numbers, rerun)."""
     spec = yaml.safe_load((CONF / "experiment" / "day2016_table2.yaml").read_text())
     paper = next(p for p in spec["plots"] if p.get("kind") == "table")["paper"]["facebook"]
-    rows = _day2016_probe().theta_bin_readings(load_dataset("facebook", lcc=True))
+    rows = theta_bin_readings(load_dataset("facebook", lcc=True))
     got = {k: [r[k] for r in rows] for k in ("drop", "zero", "keep")}
     assert got == {"drop": [3194, 1373, 898], "zero": [3276, 1386, 903],
                    "keep": [5144, 2032, 1128]}
@@ -149,5 +146,5 @@ def test_drop_theta_bin_is_the_closest_reading_on_facebook():
         assert dist["drop"] < dist["zero"] < dist["keep"]
     notes = " ".join(spec["notes"].split())
     for quoted in ("3,194 / 1,373 / 898", "3,276 / 1,386 / 903", "5,144 / 2,032 / 1,128",
-                   "probe_day2016.py --theta-bin"):
+                   "python -m privpub.probes.day2016 --theta-bin"):
         assert quoted in notes, quoted

@@ -3,7 +3,7 @@
 - The probe tree (:mod:`privpub.probes.qardaji2012`) is the mechanism's tree: same release for
   the same seed, so an ablation changes one component and nothing else.
 - The numbers the Fig. 5 notes quote are reproduced by the probe (Caltech36, seeds 0-4, as
-  ``benchmarks/probe_qardaji2012.py fig5`` prints them), within the tolerance stated in
+  ``python -m privpub.probes.qardaji2012 fig5`` prints them), within the tolerance stated in
   :data:`FIG5_QUOTED`, and the notes do quote them.
 - The paper's removal-only reading is not DP (an empty region's exact zero), is
   registered as non-private, and is stored as such by the runner.
@@ -30,8 +30,9 @@ from privpub.mechanisms.rps.removal_only import (
     rps_degree_sequence_removal_only,
 )
 from privpub.metrics.distributions import emd_p2
+from privpub.probes import qardaji2012
 from privpub.probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
-from privpub.probes.support import load_probe, needs_data
+from privpub.probes.support import needs_data
 from privpub.registry import DP_NOTIONS, get_mechanism
 from privpub.registry import mechanisms as registered
 from privpub.types import DegreeSequence
@@ -96,7 +97,7 @@ def test_root_logit_with_n_minus_1_is_about_epsilon_over_120():
 
 
 # --------------------------------------------------------------------------- Fig. 5 numbers
-#: What the Fig. 5 notes quote (Caltech36, 5 seeds 0-4, benchmarks/probe_qardaji2012.py
+#: What the Fig. 5 notes quote (Caltech36, 5 seeds 0-4, python -m privpub.probes.qardaji2012
 #: fig5): (degree_bound, epsilon, quantity) -> (value, relative tolerance). The values are
 #: deterministic for the seeds; the tolerance absorbs numerical differences across
 #: platforms (BLAS, libm), not randomness.
@@ -160,7 +161,7 @@ def test_fig5_notes_quote_the_probe_numbers():
     """The notes state the numbers the probe reproduces (and the command behind them)."""
     notes = yaml.safe_load((CONF / "experiment" / "qardaji2012_fig5.yaml").read_text())["notes"]
     text = " ".join(notes.split())
-    assert "benchmarks/probe_qardaji2012.py fig5" in text
+    assert "python -m privpub.probes.qardaji2012 fig5" in text
     for (bound, eps, what), (value, _) in FIG5_QUOTED.items():
         shown = f"{value:.0%}" if what == "share_above_dmax" else f"{value:g}"
         assert shown in text, f"the notes do not quote {what} = {shown} ({bound}, eps {eps})"
@@ -295,10 +296,6 @@ def test_every_path_stays_within_epsilon_with_any_level_ratio(ratio):
 
 
 # --------------------------------------------------------------------------- fig3 labels
-def _qardaji_probe():
-    return load_probe("probe_qardaji2012")
-
-
 def _adult():
     return load_dataset("adult", attributes="qardaji2012")
 
@@ -308,13 +305,12 @@ def test_recording_leaves_relabels_every_row_with_its_leaf_majority():
     the share of rows that keep their class is the release's purity."""
     from privpub.noise import noise_off
 
-    probe = _qardaji_probe()
     table = load_dataset("gaussian_mixture", n=400, rng=0)
     cls = table.schema.class_attribute
-    with noise_off(), probe.recording_leaves() as leaves:
-        out = probe.rps_table(table, epsilon=1.0, depth=6, rng=np.random.default_rng(0))
+    with noise_off(), qardaji2012.recording_leaves() as leaves:
+        out = qardaji2012.rps_table(table, epsilon=1.0, depth=6, rng=np.random.default_rng(0))
     assert len(leaves) == out.info["leaves"]
-    relabelled = probe.relabel_by_leaf_majority(table, leaves)
+    relabelled = qardaji2012.relabel_by_leaf_majority(table, leaves)
     same = relabelled.data[cls].astype(str).to_numpy() == table.data[cls].astype(str).to_numpy()
     assert same.mean() == pytest.approx(out.diagnostics["purity"])
     import privpub.mechanisms.rps.table as rt
@@ -328,7 +324,7 @@ def test_fig3_leaf_majority_labels_lift_cv_above_the_original():
     original rows, features kept, relabelled with their leaf's majority class score as
     high as the release (seed 0: 0.854 vs 0.840; original 0.797)."""
     adult = _adult()
-    (r,) = _qardaji_probe().fig3_label_rows(adult, seeds=(0,))
+    (r,) = qardaji2012.fig3_label_rows(adult, seeds=(0,))
     assert r["agree"] == pytest.approx(r["purity"]) and r["agree"] == pytest.approx(0.878, abs=5e-4)
     assert r["cv_original"] == pytest.approx(0.797, abs=5e-4)
     assert r["cv_release"] == pytest.approx(0.840, abs=5e-4)
@@ -337,5 +333,5 @@ def test_fig3_leaf_majority_labels_lift_cv_above_the_original():
     notes = " ".join(yaml.safe_load(
         (CONF / "experiment" / "qardaji2012_fig3.yaml").read_text())["notes"].split())
     for quoted in ("0.876-0.878", "0.797-0.798", "0.839-0.847", "0.848-0.854",
-                   "probe_qardaji2012.py fig3-labels"):
+                   "python -m privpub.probes.qardaji2012 fig3-labels"):
         assert quoted in notes, quoted

@@ -1,8 +1,8 @@
 """Probes behind the causes sala2011's Figs 7-9 and Table 1 notes state: the
 structure of the Pygmalion graphs on AS, with the noise switched off as the ablation.
 
-    PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_sala2011.py [--seeds 3] [--re-seeds 10]
-    python benchmarks/probe_sala2011.py --honest-cells web_notredame   # Fig. 6's honest DRC
+    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.sala2011 [--seeds 3] [--re-seeds 10]
+    python -m privpub.probes.sala2011 --honest-cells web_notredame   # Fig. 6's honest DRC
 
 On AS (``as_caida``, no LCC restriction, as the experiments load it), for the original
 graph, the dK-synthetic graph (:func:`privpub.baselines.dk_reference.dk_synthetic`) and the
@@ -34,7 +34,7 @@ largest hub. Table 1: the counts in the raw SNAP file.
 Seeds are 0 .. seeds-1 (``numpy.random.default_rng(seed)`` for the mechanism and the
 generator; the APL, IC and RE streams use seed 0), not the runner's, so numbers differ from
 the experiments' within their run-to-run spread.
-``tests/test_probes_sala2011.py`` reruns the seed-0 rows that the notes quote.
+``probes/tests/test_sala2011.py`` reruns the seed-0 rows that the notes quote.
 """
 
 from __future__ import annotations
@@ -262,7 +262,8 @@ def _fmt(mean_min_max, digits=0, pct=False) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m privpub.probes.sala2011",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--re-seeds", type=int, default=10)
     parser.add_argument("--drc-epsilons", type=float, nargs="+", default=[100])
@@ -303,7 +304,7 @@ def main() -> None:
     n_graphs, corr = ic_correlations(rows, series=("LDRC",))
     print(f"  LDRC only ({n_graphs} graphs): "
           + ", ".join(f"{k} {v:+.2f}" for k, v in corr.items()))
-    print("\nSeed 0 (the rows tests/test_probes_sala2011.py reruns):")
+    print("\nSeed 0 (the rows probes/tests/test_sala2011.py reruns):")
     for r in rows:
         if r["seed"] in (None, 0):
             print(f"  {r['series']} eps {r['epsilon']}: "

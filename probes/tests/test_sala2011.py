@@ -8,7 +8,7 @@
 - Table 1: the counts of SNAP's as-caida20040105 file.
 
 Shown on small built graphs, and on AS with the seed-0 numbers the notes quote
-(``benchmarks/probe_sala2011.py``, which this test runs on a seed-0 subset).
+(``python -m privpub.probes.sala2011``, which this test runs on a seed-0 subset).
 """
 
 from __future__ import annotations
@@ -21,15 +21,12 @@ import pytest
 import yaml
 
 from privpub.data import load_dataset
-from privpub.probes.support import load_probe, needs_data
+from privpub.probes import sala2011 as probe
+from privpub.probes.support import load_benchmark, needs_data
 from privpub.types import Graph
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "conf" / "experiment"
-
-
-def _probe():
-    return load_probe("probe_sala2011")
 
 
 def _as():
@@ -47,7 +44,6 @@ NEEDS_AS = needs_data("as_caida")
 
 
 def test_structure_and_single_draw_on_built_graphs():
-    probe = _probe()
     # K5 (nodes 0-4) with a path 4-5-6-7 hanging off it
     k5 = [(u, v) for u in range(5) for v in range(u + 1, 5)]
     s = probe.structure(Graph.from_edges(np.array(k5 + [(4, 5), (5, 6), (6, 7)])))
@@ -67,7 +63,6 @@ def test_structure_and_single_draw_on_built_graphs():
 
 @NEEDS_AS
 def test_as_structure_seed0_is_what_the_notes_quote():
-    probe = _probe()
     series = (
         ("LDRC", "ldrc", False, (100,)),
         ("LDRC noise off (fit alone)", "ldrc", True, (100,)),
@@ -121,7 +116,7 @@ def test_as_structure_seed0_is_what_the_notes_quote():
 
     fig7, fig9 = _text("sala2011_fig7"), _text("sala2011_fig9")
     for text in (fig7, fig9):
-        assert "benchmarks/probe_sala2011.py" in text
+        assert "python -m privpub.probes.sala2011" in text
     for quoted in ("6,365 nodes (6,099-6,871) / 38,989 edges", "maximum k-core 39 (38-40)",
                    "477 nodes in the 19-core against 51", "0.55 against 0.56",
                    "APL 2.87 against 3.74", "6,065 nodes, maximum k-core 38, APL 2.88",
@@ -141,7 +136,6 @@ def test_as_structure_seed0_is_what_the_notes_quote():
 
 @NEEDS_AS
 def test_reliable_email_spread_is_what_the_notes_quote():
-    probe = _probe()
     graph = _as()
     spread = probe.re_seed_spread(graph, seeds=10)
     gaps = {k: round(100 * s["gap"], 1) for k, s in spread.items()}
@@ -155,7 +149,7 @@ def test_reliable_email_spread_is_what_the_notes_quote():
         6.0, 19.4, 14.3, 3.7, 14.3]
     assert round(100 * one["variance_share_of_hub_split"]) == 52
     fig8 = _text("sala2011_fig8")
-    assert "benchmarks/probe_sala2011.py" in fig8
+    assert "python -m privpub.probes.sala2011" in fig8
     for quoted in ("28.1% / 12.0% / 5.2% at k = 1 / 2 / 5", "by 3.2% at k = 10",
                    "most 0.9% from k = 20", "6.0% of the other nodes", "19.4% (at least 14.3%)",
                    "2,331 neighbours (14.3% of the nodes), 3.7% otherwise", "52%"):
@@ -164,11 +158,11 @@ def test_reliable_email_spread_is_what_the_notes_quote():
 
 @NEEDS_AS
 def test_table1_counts_are_what_the_notes_quote():
-    counts = _probe().table1_counts()
+    counts = probe.table1_counts()
     assert (counts["lines"], counts["links"], counts["nodes"]) == (65910, 32955, 16301)
     assert counts["codes"] == {-1: 29445, 0: 6722, 1: 29445, 2: 298}
     text = _text("sala2011_table1")
-    assert "benchmarks/probe_sala2011.py" in text
+    assert "python -m privpub.probes.sala2011" in text
     for quoted in ("65,910 lines", "-1 / 1 / 0 / 2 on 29,445 / 29,445 / 6,722 / 298 lines",
                    "272 more nodes and 7,972 more edges", "not probed"):
         assert quoted in text, quoted
@@ -178,7 +172,6 @@ def test_table1_counts_are_what_the_notes_quote():
 def test_honest_cells_on_a_built_graph():
     """The shares are of the edge count: a triangle 0-1-2 with a pendant 3 on node 2 has
     cells (2, 2): 1 edge, (2, 3): 2 edges, (1, 3): 1 edge."""
-    probe = _probe()
     rows = probe.honest_cells(Graph.from_edges(np.array([(0, 1), (1, 2), (0, 2), (2, 3)])),
                               epsilons=())
     assert rows == [{"epsilon": None, "cells": 3, "equal": 0.25, "within_2x": 0.75}]
@@ -186,7 +179,7 @@ def test_honest_cells_on_a_built_graph():
 
 @needs_data("web_notredame")
 def test_honest_cells_on_www_are_what_fig6_quotes():
-    rows = _probe().honest_cells(load_dataset("web_notredame"))
+    rows = probe.honest_cells(load_dataset("web_notredame"))
     got = [(r["cells"], round(100 * r["equal"], 1), round(100 * r["within_2x"], 1))
            for r in rows]
     assert got == [(16193, 26.1, 38.0), (222, 55.8, 71.7), (366, 49.9, 66.2),
@@ -207,7 +200,7 @@ def test_cascades_agree_with_cynetdiff(model):
     pytest.importorskip("cynetdiff")
     from privpub.metrics.applications import degree_discount_seeds, spread
 
-    bench = load_probe("bench_sala2011")
+    bench = load_benchmark("bench_sala2011")
     g = Graph.from_networkx(nx.barabasi_albert_graph(600, 3, seed=2))
     seeds = degree_discount_seeds(g, 10)
     ours = spread(g, seeds, model=model, rng=np.random.default_rng(0), runs=2000)

@@ -1,13 +1,14 @@
-"""Claims on task chunks: two runs on one store never compute the same task twice.
+"""Locks on chunks of trials: two runs on one store never compute the same trial twice.
 
-A run claims a chunk (the tasks of the cells that hash into one of :data:`CHUNKS` buckets,
-under one base seed) before it hands the chunk's first task to a worker, by creating
-``store/claims/<chunk>.claim`` exclusively; a chunk another live run holds is deferred,
+A run locks a chunk (the trials of the cells that hash into one of :data:`CHUNKS` buckets,
+under one base seed) before it hands the chunk's first trial to a worker, by creating
+``store/locks/<chunk>.lock`` exclusively; a chunk another live run holds is deferred,
 and so is one another run computed since this run read the store (its ``<chunk>.done``
-marker is newer). The run releases its claims once their rows are written (marker first,
-then the claim), then waits for the chunks it deferred and computes only what the store
-still lacks. A claim whose process is dead (same host) is stale and taken over. The
-rationale is in docs/design.md (Experiments: "Faults").
+marker is newer). The run releases its locks once their rows are written (marker first,
+then the lock), then waits for the chunks it deferred and computes only what the store
+still lacks. A lock whose process is dead (same host) is stale and taken over. A store
+written before the locks had this name holds a ``claims/`` directory that nothing reads.
+The rationale is in docs/design.md (Experiments: "Faults").
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from pathlib import Path
 
 from privpub.experiments.seeding import stable_hash
 
-__all__ = ["TaskClaims"]
+__all__ = ["TrialLocks", "LOCKS_DIR"]
 
+#: The locks' directory in a store.
+LOCKS_DIR = "locks"
 #: How often a run waiting for another run's chunks looks again (seconds).
 POLL_SECONDS = 0.5
-#: Chunks per base seed: a run creates at most this many claim files.
+#: Chunks per base seed: a run creates at most this many lock files.
 CHUNKS = 64
 
 
@@ -40,11 +43,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-class TaskClaims:
-    """The claims of one run (one round of it) on the chunks of a store's tasks.
+class TrialLocks:
+    """The locks of one run (one round of it) on the chunks of a store's trials.
 
-    ``tasks`` are ``(cell, rep, ...)`` tuples; ``seed`` is the run's base seed; ``since``
-    the time (``time.time()``) this run's list of tasks was read from the store.
+    ``root`` is the store's :data:`LOCKS_DIR`; ``trials`` are ``(cell, rep, ...)`` tuples;
+    ``seed`` is the run's base seed; ``since`` the time (``time.time()``) this run's list of
+    trials was read from the store.
     """
 
     def __init__(self, root: Path | str, seed: int, since: float):
@@ -52,32 +56,32 @@ class TaskClaims:
         self.seed = seed
         self.since = since
         self.held: set[str] = set()
-        self.deferred: list[tuple] = []  # tasks of chunks another run holds or computed
+        self.deferred: list[tuple] = []  # trials of chunks another run holds or computed
         self._deferred_chunks: set[str] = set()
         self._host = socket.gethostname()
         self._chunks: dict[str, str] = {}  # cell id -> its chunk
 
-    def _chunk(self, task: tuple) -> str:
-        cell_id = task[0].cell_id
+    def _chunk(self, trial: tuple) -> str:
+        cell_id = trial[0].cell_id
         if cell_id not in self._chunks:
             bucket = int(stable_hash(cell_id)[:8], 16) % CHUNKS
             self._chunks[cell_id] = f"seed{self.seed}-{bucket:02d}"
         return self._chunks[cell_id]
 
-    def _path(self, chunk: str, kind: str = "claim") -> Path:
+    def _path(self, chunk: str, kind: str = "lock") -> Path:
         return self.root / f"{chunk}.{kind}"
 
-    def take(self, tasks: Iterable[tuple]) -> Iterator[tuple]:
-        """The tasks whose chunk this run holds or could claim, lazily; the others go to
+    def take(self, trials: Iterable[tuple]) -> Iterator[tuple]:
+        """The trials whose chunk this run holds or could lock, lazily; the others go to
         :attr:`deferred`."""
-        for task in tasks:
-            chunk = self._chunk(task)
+        for trial in trials:
+            chunk = self._chunk(trial)
             if chunk in self.held or (chunk not in self._deferred_chunks
-                                      and self._claim(chunk)):
-                yield task
+                                      and self._lock(chunk)):
+                yield trial
             else:
                 self._deferred_chunks.add(chunk)
-                self.deferred.append(task)
+                self.deferred.append(trial)
 
     def _done_since(self, chunk: str) -> bool:
         """Whether another run computed the chunk after this run read the store."""
@@ -86,7 +90,7 @@ class TaskClaims:
         except (OSError, ValueError, TypeError):
             return False
 
-    def _claim(self, chunk: str) -> bool:
+    def _lock(self, chunk: str) -> bool:
         path = self._path(chunk)
         if not self.held:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -110,7 +114,7 @@ class TaskClaims:
         return False
 
     def _stale(self, path: Path) -> bool:
-        """A claim of a dead process of this host (or unreadable and a minute old)."""
+        """A lock of a dead process of this host (or unreadable and a minute old)."""
         try:
             owner = json.loads(path.read_text())
             return owner["host"] == self._host and not _alive(int(owner["pid"]))
@@ -123,7 +127,7 @@ class TaskClaims:
                 return True
 
     def release(self) -> None:
-        """Drop this run's claims (call once their rows are in the store), leaving the time
+        """Drop this run's locks (call once their rows are in the store), leaving the time
         in each chunk's ``.done`` marker."""
         now = time.time()
         for chunk in self.held:
@@ -145,7 +149,7 @@ class TaskClaims:
             waiting = {c for c in waiting
                        if self._path(c).exists() and not self._stale(self._path(c))}
             if waiting and not noted:
-                print(f"privpub: note: waiting for {len(waiting)} chunk(s) of tasks another "
+                print(f"privpub: note: waiting for {len(waiting)} chunk(s) of trials another "
                       f"run is computing ({self.root}); they are not computed twice",
                       file=sys.stderr, flush=True)
                 noted = True

@@ -1,7 +1,7 @@
 """Probes behind the causes farias2021 Fig. 5's notes state: the large-budget
 plateaus of ShiftedLocalPrivTopk and LocalPrivTopk.
 
-    PRIVPUB_DATA_DIR=/path/to/data python benchmarks/probe_farias2021.py [--sims 20]
+    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.farias2021 [--sims 20]
 
 For every graph (Enron, Github, DBLP) and k in {5, 10, 20}, the *noise-free* selection of
 each PrivTopk variant (:func:`privpub.noise.noise_off`: the same code path with zero Gumbel
@@ -21,7 +21,7 @@ instead of delta^EBC. Beside these, the mean accuracy over ``--sims`` noisy runs
 B = 1e4 (the largest budget of the figure), which the noise-free limit should match.
 
 Seeds are 0 .. sims-1 (``numpy.random.default_rng(seed)``), not the runner's.
-``tests/test_probes_farias2021.py`` reruns the Enron rows that the notes quote.
+``probes/tests/test_farias2021.py`` reruns the Enron rows that the notes quote.
 """
 
 from __future__ import annotations
@@ -114,7 +114,8 @@ def fig5_limits(graph, *, ks=KS, sims: int = 0, budget: float = 1e4) -> list[dic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m privpub.probes.farias2021",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", nargs="+", default=list(GRAPHS))
     parser.add_argument("--sims", type=int, default=20)
     parser.add_argument("--budget", type=float, default=1e4)

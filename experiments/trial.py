@@ -1,9 +1,9 @@
-"""One task: one repetition of one cell, from its data to its tidy result rows.
+"""One trial: one repetition of one cell, from its data to its tidy result rows.
 
-:func:`run_task` loads the dataset (once per worker), runs the mechanism with its own seeds
+:func:`run_trial` loads the dataset (once per worker), runs the mechanism with its own seeds
 and ledger, measures it, verifies the release, computes the metrics and returns the rows; it
-never raises for a failure of the task itself. The rows, the measurements and the release
-cache are described in docs/design.md (Experiments: "Task", "Memory", "Executors", "Never
+never raises for a failure of the trial itself. The rows, the measurements and the release
+cache are described in docs/design.md (Experiments: "Trial", "Memory", "Executors", "Never
 computed twice", "Not applicable", "Failures").
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 from privpub import cache as privpub_cache
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.experiments.numba_cache import guard_numba_cache
-from privpub.experiments.seeding import canonical_json, seed_sequence, stable_hash, task_seeds
+from privpub.experiments.seeding import canonical_json, seed_sequence, stable_hash, trial_seeds
 from privpub.experiments.spec import Cell
 from privpub.experiments.store import RELEASE_METRIC, encode_vector
 from privpub.ledger import PrivacyLedger
@@ -37,8 +37,8 @@ from privpub.types import DegreeHistogram, DegreeSequence, Graph, Kind, Release,
 from privpub.verify import verify_release
 
 __all__ = [
-    "run_task",
-    "failed_task_rows",
+    "run_trial",
+    "failed_trial_rows",
     "release_vector",
     "memory_probe",
     "NOISE_FREE_CAVEAT",
@@ -53,7 +53,7 @@ NOISE_FREE_CAVEAT = (
 
 
 
-# ----------------------------------------------------------------------------- one task
+# ----------------------------------------------------------------------------- one trial
 @functools.lru_cache(maxsize=16)  # longest-first scheduling interleaves datasets
 def _load(
     dataset: str, options_json: str, data_dir: str | None, base_seed: int, allow_download: bool
@@ -115,7 +115,7 @@ def memory_probe() -> Callable[[], float]:
     return stop
 
 
-#: A release that took at least this long is kept for later tasks with the same key.
+#: A release that took at least this long is kept for later trials with the same key.
 RELEASE_CACHE_SECONDS = 1.0
 
 
@@ -193,7 +193,7 @@ def _truth_row(cell: Cell, options_json: str, base: dict, vector) -> dict:
 
 @dataclass
 class _Outcome:
-    """What a task measured and computed; kept when a later step fails (an error row still
+    """What a trial measured and computed; kept when a later step fails (an error row still
     carries the ledger and the time of a mechanism that ran)."""
 
     ledger: PrivacyLedger | None = None
@@ -212,15 +212,15 @@ class _Outcome:
         self.status, self.error, self.verified = status, error, None
         self.values, self.kept, self.truth_row = [("", math.nan)], None, None
 
-    def rows(self, base: dict, task_seconds: float) -> list[dict]:
-        """The task's tidy rows: one per metric value (one row for a failed or skipped
-        task), then the kept release and the dataset's truth."""
+    def rows(self, base: dict, trial_seconds: float) -> list[dict]:
+        """The trial's tidy rows: one per metric value (one row for a failed or skipped
+        trial), then the kept release and the dataset's truth."""
         ledger = self.ledger
         outcome = {
             **base,
             **({"release_cached": True} if self.cached else {}),
             "seconds": self.seconds,
-            "task_seconds": task_seconds,
+            "task_seconds": trial_seconds,  # the whole trial (the column keeps its name)
             "cpu_seconds": self.cpu_seconds,
             "peak_mb": self.peak_mb,
             "epsilon_spent": ledger.spent if ledger else math.nan,
@@ -239,7 +239,7 @@ class _Outcome:
         return rows
 
 
-def run_task(
+def run_trial(
     cell: Cell,
     rep: int,
     code_hash: str = "",
@@ -262,7 +262,7 @@ def run_task(
 
     With ``release_dir`` and a ``release_key`` (the cell, seed, repetition and the code of
     the mechanism and data loader), a release that took long to compute is kept there and
-    read back by any later task with the same key, e.g. another experiment that measures
+    read back by any later trial with the same key, e.g. another experiment that measures
     the same synthetic graphs with other metrics (sala2011 Figs. 5-9).
 
     With ``keep_releases`` the released vector (:func:`release_vector`) is stored too, in a
@@ -271,15 +271,15 @@ def run_task(
     with ``status="error"`` instead (``status="skipped"`` when the mechanism finds that the
     cell cannot apply to the dataset).
     """
-    task_start = time.perf_counter()
+    trial_start = time.perf_counter()
     import_plugins(plugins)
-    ss, mech_ss, metric_ss = task_seeds(base_seed, cell.seed_identity, rep)
+    ss, mech_ss, metric_ss = trial_seeds(base_seed, cell.seed_identity, rep)
     info = get_mechanism(cell.mechanism)
     guard_numba_cache()  # numba is imported by now if the mechanism uses it
     source = (cell.dataset, canonical_json(cell.dataset_options), data_dir, base_seed,
               allow_download)  # the arguments of _load
-    base = _task_columns(cell, rep, info, ss, experiment=experiment, scale=scale,
-                         base_seed=base_seed, code_hash=code_hash, version=version)
+    base = _trial_columns(cell, rep, info, ss, experiment=experiment, scale=scale,
+                          base_seed=base_seed, code_hash=code_hash, version=version)
     out = _Outcome()
     kept_path = Path(release_dir) / f"{release_key}.pkl" if release_dir and release_key else None
     try:
@@ -299,25 +299,25 @@ def run_task(
         out.fail("skipped", str(exc))
     except Exception as exc:  # recorded, never lost: the run goes on
         out.fail("error", _error_text(exc))
-    return out.rows(base, time.perf_counter() - task_start)
+    return out.rows(base, time.perf_counter() - trial_start)
 
 
-def failed_task_rows(cell: Cell, rep: int, code_hash: str = "", release_key: str | None = None,
-                     *, error: str, experiment: str, scale: str, base_seed: int,
-                     version: str = "", **_other) -> list[dict]:
-    """The one error row of a task that could not return its own (its worker died or
+def failed_trial_rows(cell: Cell, rep: int, code_hash: str = "", release_key: str | None = None,
+                      *, error: str, experiment: str, scale: str, base_seed: int,
+                      version: str = "", **_other) -> list[dict]:
+    """The one error row of a trial that could not return its own (its worker died or
     passed a limit: :mod:`privpub.experiments.pool`), with ``error`` as its cause."""
-    ss = task_seeds(base_seed, cell.seed_identity, rep)[0]
-    base = _task_columns(cell, rep, get_mechanism(cell.mechanism), ss, experiment=experiment,
-                         scale=scale, base_seed=base_seed, code_hash=code_hash, version=version)
+    ss = trial_seeds(base_seed, cell.seed_identity, rep)[0]
+    base = _trial_columns(cell, rep, get_mechanism(cell.mechanism), ss, experiment=experiment,
+                          scale=scale, base_seed=base_seed, code_hash=code_hash, version=version)
     out = _Outcome()
     out.fail("error", error)
     return out.rows(base, math.nan)
 
 
-def _task_columns(cell: Cell, rep: int, info, ss, *, experiment: str, scale: str,
-                  base_seed: int, code_hash: str, version: str) -> dict:
-    """The columns every row of a task shares: what was computed, and by which code."""
+def _trial_columns(cell: Cell, rep: int, info, ss, *, experiment: str, scale: str,
+                   base_seed: int, code_hash: str, version: str) -> dict:
+    """The columns every row of a trial shares: what was computed, and by which code."""
     return {
         "experiment": experiment,
         "scale": scale,
@@ -343,7 +343,7 @@ def _task_columns(cell: Cell, rep: int, info, ss, *, experiment: str, scale: str
 
 def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path | None,
              measure_memory: bool, cold: bool):
-    """The mechanism's output for the task, read from the release cache at ``kept_path``
+    """The mechanism's output for the trial, read from the release cache at ``kept_path``
     when the same code computed it before, else computed, timed and measured (into
     ``out``), and kept there when it took at least :data:`RELEASE_CACHE_SECONDS`."""
     kwargs = dict(cell.params)
@@ -352,7 +352,7 @@ def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path 
         kwargs["ledger"] = out.ledger
     rng = np.random.default_rng(mech_ss)
     cached = _read_release(kept_path)
-    if cached is not None:  # computed before by the same code for the same task
+    if cached is not None:  # computed before by the same code for the same trial
         out.ledger, out.seconds, out.cpu_seconds = (cached["ledger"], cached["seconds"],
                                                     cached["cpu_seconds"])
         out.cached = True

@@ -4,7 +4,7 @@
   plateau is |EBC top-k ∩ degree top-k| / k; LocalPrivTopk's noise-free limit picks nodes of
   small degree (the inversion of Sec 4) and swapping delta^EBC for Sec 4.2's delta
   replacement removes it. Shown on a small graph built for it, and on Enron with the
-  numbers the notes quote (``benchmarks/probe_farias2021.py``, which this test runs).
+  numbers the notes quote (``python -m privpub.probes.farias2021``, which this test runs).
 """
 
 from __future__ import annotations
@@ -18,15 +18,12 @@ import yaml
 import privpub.mechanisms  # noqa: F401
 from privpub.algorithms.centrality import cached_ebc
 from privpub.data import load_dataset
-from privpub.probes.support import load_probe, needs_data
+from privpub.probes import farias2021 as probe
+from privpub.probes.support import needs_data
 from privpub.types import Graph
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "conf" / "experiment" / "farias2021_fig5.yaml"
-
-
-def _probe():
-    return load_probe("probe_farias2021")
 
 
 def _notes() -> str:
@@ -36,7 +33,6 @@ def _notes() -> str:
 def test_noise_free_selections_on_a_built_graph():
     """Hub A (degree 100, neighbours in two cliques: EBC 2,500), star B (degree 80, EBC
     3,160), star C (degree 30, EBC 435). True top-2 by EBC: B, A; by degree: A, B."""
-    probe = _probe()
     a, clique1, clique2 = 0, list(range(1, 51)), list(range(51, 101))
     edges = []
     for c in (clique1, clique2):
@@ -56,7 +52,6 @@ def test_noise_free_selections_on_a_built_graph():
 
 @needs_data("email_enron")
 def test_enron_limits_are_the_numbers_the_notes_quote():
-    probe = _probe()
     rows = {r["k"]: r for r in probe.fig5_limits(load_dataset("email_enron"), sims=3)}
     for k, (both, local, noisy_local) in {5: (1.0, 0.2, 0.2), 10: (0.9, 0.1, 0.1),
                                           20: (0.95, 0.05, 0.05)}.items():
@@ -74,14 +69,14 @@ def test_enron_limits_are_the_numbers_the_notes_quote():
     assert (rows[5]["local"]["median_degree"], rows[5]["true_median_degree"]) == (181, 1261)
     assert rows[5]["true_dampened_rank"] == (1, 251)
     notes = _notes()
-    assert "benchmarks/probe_farias2021.py" in notes
+    assert "python -m privpub.probes.farias2021" in notes
     for quoted in ("1.00 / 0.90 / 0.95", "0.20 / 0.10 / 0.05", "181 against 1,261", "251"):
         assert quoted in notes, quoted
 
 
 def test_notes_quote_the_other_graphs_probe_numbers():
     """The Github and DBLP rows of the probe (not rerun here: DBLP takes longer) are the
-    ones the notes quote; rerun with ``python benchmarks/probe_farias2021.py``."""
+    ones the notes quote; rerun with ``python -m privpub.probes.farias2021``."""
     notes = _notes()
     for quoted in ("1.00 / 1.00 / 0.95", "0.80 / 0.90 / 0.85", "0.00 / 0.00 / 0.00",
                    "0.20 / 0.10 / 0.10"):
