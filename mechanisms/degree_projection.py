@@ -65,13 +65,16 @@ References
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from privpub.cache import register_clear
 from privpub.errors import DataError, PrivpubError
+from privpub.ledger import PrivacyLedger
 from privpub.registry import NO_PRIVACY, register_mechanism
 from privpub.types import DegreeHistogram, Graph, Kind, Release
 from privpub.validation import check_positive_int, check_rng
@@ -92,6 +95,8 @@ __all__ = [
     "all_theta_histograms",
     "projection_profile",
     "projection_edge_addition",
+    "Variant",
+    "register_family",
 ]
 
 #: Stable edge orders (see the module docstring).
@@ -577,3 +582,48 @@ def projection_edge_addition(
         DegreeHistogram(counts),
         diagnostics={"edge_fraction": fraction, "theta_bin": theta_bin},
     )
+
+
+# --------------------------------------------------------------------------- theta families
+class Variant(NamedTuple):
+    """One member of a day2016 theta family (:func:`register_family`): the selection
+    ``select`` -- the exponential mechanism (``"em"``, private), the argmax of the quality
+    function (``"qbest"``) or the candidate closest to the truth (``"oracle"``) --, the
+    algorithm's own ``option`` (Algorithm 2: whether Omega groups bins; Algorithm 4: the
+    calibration), the member's docstring ``doc`` and the rest of its
+    :func:`~privpub.registry.register_mechanism` arguments ``registration``."""
+
+    select: str
+    option: object
+    doc: str
+    registration: dict
+
+
+def register_family(variants: dict[str, Variant], algorithm: Callable) -> dict[str, Callable]:
+    """Register every member of ``variants`` as a day2016 graph -> degree-histogram mechanism
+    calling ``algorithm(graph, epsilon, theta_max, tail, order, rng, ledger, select, option)``
+    (the introspective selections get no ledger: they spend nothing). Returns ``{name:
+    mechanism}``."""
+
+    def register(name: str, variant: Variant) -> Callable:
+        def mechanism(
+            graph,
+            *,
+            epsilon: float,
+            theta_max: int = 200,
+            tail: str = "linear",
+            order: str = "lexicographic",
+            rng: np.random.Generator,
+            ledger: PrivacyLedger | None = None,
+        ) -> Release:
+            used = ledger if variant.select == "em" else None
+            return algorithm(graph, epsilon, theta_max, tail, order, rng, used, variant.select,
+                             variant.option)
+
+        mechanism.__name__ = mechanism.__qualname__ = name
+        mechanism.__doc__ = variant.doc
+        return register_mechanism(name, input_kind=Kind.GRAPH,
+                                  output_kind=Kind.DEGREE_HISTOGRAM, paper="day2016",
+                                  **variant.registration)(mechanism)
+
+    return {name: register(name, variant) for name, variant in variants.items()}

@@ -55,26 +55,26 @@ References
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
 from privpub.errors import PrivpubError
 from privpub.isotonic import isotonic_regression
-from privpub.ledger import PrivacyLedger, ensure_ledger
+from privpub.ledger import ensure_ledger
 from privpub.mechanisms.degree_projection import (
     ProjectionProfile,
+    Variant,
     check_graph,
     check_order,
     check_theta,
     cumhist_sensitivity,
     projection_profile,
+    register_family,
 )
 from privpub.mechanisms.degree_tail import postprocess_tail, tail_code
 from privpub.noise import exponential_mechanism, laplace_mechanism, laplace_noise
-from privpub.registry import NO_PRIVACY, NODE_DP, register_mechanism
-from privpub.types import DegreeHistogram, Kind, Release
+from privpub.registry import NO_PRIVACY, NODE_DP
+from privpub.types import DegreeHistogram, Release
 from privpub.validation import check_epsilon, check_rng
 
 __all__ = [
@@ -337,19 +337,6 @@ _ORACLE_DOC = """theta-Oracle (Fig 5), NOT private: the best of the releases for
 _INTROSPECTION = "non-private by design (introspection)"
 
 
-class Variant(NamedTuple):
-    """One mechanism of :data:`VARIANTS`: Algorithm 4 with the selection ``select``, the
-    exponential mechanism (``"em"``, private), the argmax of ``q^c`` (``"qbest"``) or the
-    ``theta`` closest to the truth (``"oracle"``), and the calibration ``calibration`` of
-    :data:`CALIBRATIONS`; ``doc`` is its docstring and ``registration`` the rest of its
-    :func:`~privpub.registry.register_mechanism` arguments."""
-
-    select: str
-    calibration: str
-    doc: str
-    registration: dict
-
-
 #: Algorithm 4's variants, registered in a loop below, all with the same signature.
 VARIANTS = {
     "theta_cumulative_histogram": Variant("em", "extract", _CUMULATIVE_DOC, dict(
@@ -371,31 +358,7 @@ VARIANTS = {
 }
 
 
-def _register(name: str, variant: Variant):
-    """Register Algorithm 4 with ``variant``'s selection and calibration as ``name``."""
-    select, calibration = variant.select, variant.calibration
-
-    def mechanism(
-        graph,
-        *,
-        epsilon: float,
-        theta_max: int = 200,
-        tail: str = "linear",
-        order: str = "lexicographic",
-        rng: np.random.Generator,
-        ledger: PrivacyLedger | None = None,
-    ) -> Release:
-        used = ledger if select == "em" else None  # the introspective variants spend nothing
-        return _theta_cumulative(graph, epsilon, theta_max, tail, order, rng, used, select,
-                                 calibration)
-
-    mechanism.__name__ = mechanism.__qualname__ = name
-    mechanism.__doc__ = variant.doc
-    return register_mechanism(name, input_kind=Kind.GRAPH, output_kind=Kind.DEGREE_HISTOGRAM,
-                              paper="day2016", **variant.registration)(mechanism)
-
-
-FAMILY = {name: _register(name, variant) for name, variant in VARIANTS.items()}
+FAMILY = register_family(VARIANTS, _theta_cumulative)
 theta_cumulative_histogram = FAMILY["theta_cumulative_histogram"]
 theta_constrained = FAMILY["theta_constrained"]
 theta_cumulative_qbest = FAMILY["theta_cumulative_qbest"]

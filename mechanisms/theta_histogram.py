@@ -61,7 +61,6 @@ References
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -70,12 +69,14 @@ from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.mechanisms.degree_projection import (
     ProjectionProfile,
+    Variant,
     check_graph,
     check_order,
     check_theta,
     hist_sensitivity,
     projected_degrees,
     projection_profile,
+    register_family,
 )
 from privpub.mechanisms.degree_tail import _postprocess, postprocess_tail, tail_code
 from privpub.noise import exponential_mechanism, laplace_mechanism, laplace_noise
@@ -441,19 +442,6 @@ _ORACLE_DOC = """(theta, Omega)-Oracle (Fig 5), NOT private: the best of all can
     """
 
 
-class Variant(NamedTuple):
-    """One mechanism of :data:`VARIANTS`: Algorithm 2 with the selection ``select``, the
-    exponential mechanism (``"em"``, private), the argmax of the quality (``"qbest"``) or
-    the candidate closest to the truth (``"oracle"``); ``grouped`` False keeps singleton
-    groups only (theta-Histogram); ``doc`` is its docstring and ``registration`` the rest of
-    its :func:`~privpub.registry.register_mechanism` arguments."""
-
-    select: str
-    grouped: bool
-    doc: str
-    registration: dict
-
-
 #: Algorithm 2's variants, registered in a loop below, all with the same signature.
 VARIANTS = {
     "theta_omega_histogram": Variant("em", True, _THETA_OMEGA_DOC, dict(
@@ -473,30 +461,7 @@ VARIANTS = {
 }
 
 
-def _register(name: str, variant: Variant):
-    """Register Algorithm 2 with ``variant``'s selection as mechanism ``name``."""
-    select, grouped = variant.select, variant.grouped
-
-    def mechanism(
-        graph,
-        *,
-        epsilon: float,
-        theta_max: int = 200,
-        tail: str = "linear",
-        order: str = "lexicographic",
-        rng: np.random.Generator,
-        ledger: PrivacyLedger | None = None,
-    ) -> Release:
-        used = ledger if select == "em" else None  # the introspective variants spend nothing
-        return _theta_omega(graph, epsilon, theta_max, tail, order, rng, used, select, grouped)
-
-    mechanism.__name__ = mechanism.__qualname__ = name
-    mechanism.__doc__ = variant.doc
-    return register_mechanism(name, input_kind=Kind.GRAPH, output_kind=Kind.DEGREE_HISTOGRAM,
-                              paper="day2016", **variant.registration)(mechanism)
-
-
-FAMILY = {name: _register(name, variant) for name, variant in VARIANTS.items()}
+FAMILY = register_family(VARIANTS, _theta_omega)
 theta_omega_histogram = FAMILY["theta_omega_histogram"]
 theta_histogram = FAMILY["theta_histogram"]
 theta_omega_histogram_qbest = FAMILY["theta_omega_histogram_qbest"]
