@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
 import os
 import sys
 import threading
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from privpub.errors import ConfigError, PrivpubError
-from privpub.experiments.executors import EXECUTORS, run_trials
+from privpub.experiments.executors import EXECUTORS, limit_argument, run_trials, trial_limits
 from privpub.experiments.seeding import canonical, canonical_json
 
 __all__ = ["AuditRun", "audit_jobs", "audit_trial", "run_audits", "replay_stored",
@@ -132,7 +131,7 @@ def _named(names) -> list:
     one :class:`~privpub.errors.ConfigError` (a line each), before any audit runs."""
     import difflib
 
-    from privpub.errors import ConfigError, UnknownNameError
+    from privpub.errors import UnknownNameError
     from privpub.registry import get_mechanism, mechanisms
 
     infos, unknown, not_dp = [], [], []
@@ -191,19 +190,11 @@ def _failed_audit(common: dict, trial: tuple, reason: str) -> list[dict]:
 
 
 def audit_limits(mode: str, trial_timeout=None, trial_memory=None) -> tuple:
-    """``(seconds, MB)`` per configuration as the pool takes them: None takes the default
-    (:data:`AUDIT_TIMEOUT` of ``mode``, :data:`AUDIT_MEMORY`), ``math.inf`` is no limit
-    (None); anything but a positive number is a :class:`~privpub.errors.ConfigError`."""
-    out = []
-    for key, value, default, unit in (("trial_timeout", trial_timeout, AUDIT_TIMEOUT[mode],
-                                       "seconds"),
-                                      ("trial_memory", trial_memory, AUDIT_MEMORY, "MB")):
-        value = default if value is None else value
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ConfigError(f"{key} must be a positive number of {unit} (inf: no limit), "
-                              f"got {value!r}")
-        out.append(None if math.isinf(value) else float(value))
-    return tuple(out)
+    """``(seconds, MB)`` per configuration as the pool takes them
+    (:func:`~privpub.experiments.executors.trial_limits`): None takes the default
+    (:data:`AUDIT_TIMEOUT` of ``mode``, :data:`AUDIT_MEMORY`), ``math.inf`` is no limit."""
+    return trial_limits(trial_timeout, trial_memory, default_timeout=AUDIT_TIMEOUT[mode],
+                        default_memory=AUDIT_MEMORY)
 
 
 def run_audits(names=(), *, results_dir, mode: str = "full", seed: int = 0, n_jobs: int = 1,
@@ -335,20 +326,6 @@ def replay_stored(results_dir, witness_id: str, *, plugins=()) -> dict:
 
 
 # --------------------------------------------------------------------------- command line
-def _limit(unit: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = float("nan")
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"a positive number of {unit} (inf: no limit), "
-                                             f"not {text!r}")
-        return value
-
-    return parse
-
-
 def add_parser(sub) -> None:
     """The ``audit`` subcommand of :mod:`privpub.experiments.console`."""
     p = sub.add_parser("audit", help="black-box privacy audits of DP mechanisms: verdict and "
@@ -368,11 +345,11 @@ def add_parser(sub) -> None:
     p.add_argument("--executor", choices=EXECUTORS, default="process",
                    help="how audits run (as run.py's executor; default process: each in a "
                    "worker process, held to --trial-timeout and --trial-memory)")
-    p.add_argument("--trial-timeout", type=_limit("seconds"), metavar="SECONDS",
+    p.add_argument("--trial-timeout", type=limit_argument("seconds"), metavar="SECONDS",
                    help="stop one configuration's audit after this long: an error row, the "
                    "others go on (default: "
                    + ", ".join(f"{v:g} s {k}" for k, v in AUDIT_TIMEOUT.items()) + "; inf: none)")
-    p.add_argument("--trial-memory", type=_limit("MB"), metavar="MB",
+    p.add_argument("--trial-memory", type=limit_argument("MB"), metavar="MB",
                    help="stop one configuration's audit whose worker holds more resident "
                    f"memory (default {AUDIT_MEMORY:g} MB; inf: none)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,

@@ -22,6 +22,8 @@ carries its own seed, order does not change any number.
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -51,6 +53,39 @@ def cap_n_jobs(n_jobs: int, executor: str = "process") -> tuple[int, str | None]
     if n_jobs > cores:
         return cores, f"n_jobs={n_jobs} capped to {cores} (the cores this process may use)"
     return n_jobs, None
+
+
+def trial_limits(trial_timeout=None, trial_memory=None, *, default_timeout: float,
+                 default_memory: float) -> tuple[float | None, float | None]:
+    """``(seconds, MB)`` per trial as the pool takes them: None takes the default,
+    ``math.inf`` is no limit (None); anything but a positive number is a
+    :class:`~privpub.errors.ConfigError`."""
+    out = []
+    for key, value, default, unit in (("trial_timeout", trial_timeout, default_timeout,
+                                       "seconds"),
+                                      ("trial_memory", trial_memory, default_memory, "MB")):
+        value = default if value is None else value
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ConfigError(f"{key} must be a positive number of {unit} (inf: no limit), "
+                              f"got {value!r}")
+        out.append(None if math.isinf(value) else float(value))
+    return tuple(out)
+
+
+def limit_argument(unit: str):
+    """The argparse ``type`` of ``--trial-timeout`` / ``--trial-memory``: a positive number
+    of ``unit``, ``inf`` for no limit."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"a positive number of {unit} (inf: no limit), "
+                                             f"not {text!r}")
+        return value
+
+    return parse
 
 
 def isolation_note(executor: str, n_jobs: int, *, trial_timeout=None,

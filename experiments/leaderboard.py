@@ -18,6 +18,7 @@ aggregates): docs/design.md ("Leaderboards").
 
 from __future__ import annotations
 
+import argparse
 import copy
 import inspect
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ import yaml
 
 from privpub.errors import ConfigError
 from privpub.experiments.catalog import CONF_DIR
+from privpub.experiments.executors import limit_argument
 from privpub.results import SCALES
 
 __all__ = [
@@ -53,6 +55,12 @@ TASK_DIR = CONF_DIR / "task"
 #: A task's store is ``<results_dir>/<STORE_PREFIX><task>/<scale>/store``: beside the paper
 #: experiments' (so either reads the other's trials), and left out of the report (``_``).
 STORE_PREFIX = "_leaderboard_"
+#: The default time limit of one trial, by scale (seconds): a built-in trial takes seconds at
+#: every scale (docs/timings.md), so this only stops what never returns (a plug-in's loop).
+TRIAL_TIMEOUT = {"smoke": 300.0, "small": 1800.0, "paper": 7200.0}
+#: The default memory limit of one trial (MB of its worker's resident memory): the largest
+#: built-in trial holds under 2 GB (docs/timings.md).
+TRIAL_MEMORY = 8192.0
 
 _TASK_KEYS = frozenset(
     "name title input_kind output_kinds notions metric secondary settings headline exclude "
@@ -483,7 +491,7 @@ def audit_unaudited(boards: list[dict], *, results_dir, n_jobs: int = 1, plugins
 def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
                     results_dir="results", n_jobs: int = 1, seed: int = 0,
                     data_dir=None, progress: bool = False, audit: bool = True,
-                    echo=print) -> dict:
+                    trial_timeout=None, trial_memory=None, echo=print) -> dict:
     """Run the missing trials of ``tasks`` (default: all), quick-audit what they rank and no
     stored audit speaks for (unless ``audit`` is False: it is then "not audited") and write
     ``<results_dir>/leaderboard/``, whose pages and CSV also keep every other task already
@@ -491,13 +499,17 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     among the series a task's claim compares. Before any trial runs, the task and ``add``
     names, where each added mechanism fits (:func:`check_added`: ``echo`` says which tasks
     it joins) and every task's specs and data files are checked: a problem is one
-    :class:`~privpub.errors.PrivpubError` naming each once.
+    :class:`~privpub.errors.PrivpubError` naming each once. A trial that passes
+    ``trial_timeout`` seconds or ``trial_memory`` MB (None: :data:`TRIAL_TIMEOUT` of
+    ``scale`` and :data:`TRIAL_MEMORY`; ``math.inf``: no limit) is stored as failed and the
+    others go on: a plug-in that never returns costs its trials, not the leaderboard.
 
     Returns ``{"index": index path, "csv": csv path, "tops": {task: ...}, "refuted":
     {task: [...]}, "summaries": [...], "claims": {task: [...]}, "seconds": ...}``."""
     import time
 
     from privpub.experiments.cli import check_writable
+    from privpub.experiments.executors import trial_limits
     from privpub.experiments.runner import run_experiment, store_dir
     from privpub.experiments.store import ResultStore
     from privpub.plots.leaderboard import board_standing, stored_records, write_leaderboard
@@ -505,6 +517,9 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     from privpub.registry import import_plugins
 
     t0 = time.perf_counter()
+    timeout, memory = trial_limits(trial_timeout, trial_memory,
+                                   default_timeout=TRIAL_TIMEOUT[scale],
+                                   default_memory=TRIAL_MEMORY)
     import_plugins(plugins)
     names = list(dict.fromkeys(tasks)) or task_names()
     loaded = _load_tasks(names, add)
@@ -519,14 +534,18 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     boards, claims, summaries = [], {}, []
     for task in loaded + [load_task(n) for n in shown[len(names):]]:
         mine = fits.get(task.name, [a for a in add if _fits(task, a)])
+        failures = []
         for spec in specs.get(task.name, ()):
             summary = run_experiment(spec, results_dir=results_dir, seed=seed, n_jobs=n_jobs,
-                                     data_dir=data_dir, progress=progress, plugins=plugins)
+                                     data_dir=data_dir, progress=progress, plugins=plugins,
+                                     trial_timeout=timeout, trial_memory=memory)
             summaries.append(summary)
+            failures += summary.failures
             echo(summary.describe())
         board = board_of(task, scale, mine)
         board["frame"] = ResultStore(store_dir(results_dir, STORE_PREFIX + task.name, scale)
                                      / "store").load()
+        _leave_out_failed(board, failures)
         boards.append((task, board))
     if audit:  # what the tasks run here rank (the others' were audited when they ran)
         audit_unaudited([b for t, b in boards if t.name in names], results_dir=results_dir,
@@ -546,6 +565,23 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
                                 results_dir=results_dir)
     return {**written, "summaries": summaries, "claims": claims,
             "seconds": time.perf_counter() - t0, "boards": boards}
+
+
+def _leave_out_failed(board: dict, failures: list[dict]) -> None:
+    """Move each series none of whose trials succeeded, while some failed in this run (a
+    plug-in past ``trial_timeout`` or ``trial_memory``, or one that raises), from the
+    board's methods to what it leaves out, with its first failure: it has nothing to rank
+    and no claim compares it."""
+    frame = board["frame"]
+    ok = (set() if frame is None or frame.empty
+          else set(frame.loc[frame["status"] == "ok", "label"]))
+    errors = {}
+    for failure in failures:
+        errors.setdefault(failure["label"], failure["error"])
+    for name, error in errors.items():
+        if name in board["methods"] and name not in ok:
+            del board["methods"][name]
+            board["left_out"][name] = f"no trial succeeded (first failure: {error})"
 
 
 def _load_tasks(names, add=()) -> list[Task]:
@@ -619,12 +655,24 @@ def add_leaderboard_parser(sub) -> None:
     lb.add_argument("--n-jobs", type=int, default=1, help="parallel trials (default: 1)")
     lb.add_argument("--seed", type=int, default=0, help="base seed (default: 0)")
     lb.add_argument("--data-dir", help="real datasets (default: $PRIVPUB_DATA_DIR)")
+    lb.add_argument("--trial-timeout", type=limit_argument("seconds"), metavar="SECONDS",
+                    help="stop a trial after this long: it is stored as failed, the others go "
+                    "on (default: " + ", ".join(f"{v:g} s at {k}" for k, v in
+                                                TRIAL_TIMEOUT.items()) + "; inf: none)")
+    lb.add_argument("--trial-memory", type=limit_argument("MB"), metavar="MB",
+                    help="stop a trial whose worker holds more resident memory (default "
+                    f"{TRIAL_MEMORY:g} MB; inf: none)")
+    lb.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="a progress bar per experiment on stderr (default: when stderr is a "
+                    "terminal)")
     lb.add_argument("--no-audit", dest="audit", action="store_false",
                     help="do not quick-audit what is ranked and has no stored audit (it is "
                     "then marked 'not audited'; a stored refutation still sets a claim aside)")
     lb.set_defaults(config_keys={"scale": "--scale", "results_dir": "--results-dir",
                                  "n_jobs": "--n-jobs", "seed": "--seed", "data_dir": "--data-dir",
-                                 "plugins": "--plugins", "add_mechanisms": "--add"})
+                                 "plugins": "--plugins", "add_mechanisms": "--add",
+                                 "trial_timeout": "--trial-timeout",
+                                 "trial_memory": "--trial-memory", "progress": "--progress"})
 
 
 def closing_lines(result: dict, scale: str | None = None) -> list[str]:
@@ -670,10 +718,14 @@ def cmd_leaderboard(args, out) -> int:
 
     data_dir = args.data_dir or os.environ.get("PRIVPUB_DATA_DIR")
     try:
+        progress = sys.stderr.isatty() if args.progress is None else args.progress
         result = run_leaderboard(args.tasks, scale=args.scale, add=args.add,
                                  plugins=args.plugins, results_dir=args.results_dir,
                                  n_jobs=args.n_jobs, seed=args.seed, data_dir=data_dir,
-                                 audit=args.audit, echo=lambda line: print(line, file=out))
+                                 audit=args.audit, progress=progress,
+                                 trial_timeout=args.trial_timeout,
+                                 trial_memory=args.trial_memory,
+                                 echo=lambda line: print(line, file=out))
     except PrivpubError as exc:
         print(f"privpub leaderboard: {exc}", file=sys.stderr)
         return 2

@@ -70,6 +70,7 @@ class RunSummary:
                     "where": f"{first['dataset']} / {first['label']} {first['params']} "
                     f"rep {first['rep']}",
                     "error": first["error"],
+                    "label": first["label"],
                 }
             )
         elif first["status"] == "skipped":

@@ -4,12 +4,14 @@ import importlib
 import io
 import json
 import re
+import sys
 import textwrap
 
 import pandas as pd
 import pytest
 import yaml
 
+from privpub import registry
 from privpub.errors import ConfigError
 from privpub.experiments import leaderboard
 from privpub.experiments.console import main
@@ -74,7 +76,10 @@ def plugin_module(tmp_path_factory, monkeypatch):
     folder = tmp_path_factory.mktemp("outside_checkout")
     (folder / "outside_mech.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(folder))
-    return "outside_mech"
+    yield "outside_mech"
+    # gone with its folder: a later run in this process would send it to its workers
+    registry._MECHANISMS.pop("outside_laplace_sequence", None)
+    sys.modules.pop("outside_mech", None)
 
 
 @pytest.fixture
@@ -295,6 +300,69 @@ def test_leaderboard_reuses_a_paper_experiments_cells_and_ranks_a_plugin(
     top = next(line for line in text.splitlines() if line.startswith("  [node-DP]"))
     assert top.count("(not audited)") == 3, top
     assert "smoke scale: toy data" in text and "toy data" in (board / "index.html").read_text()
+
+
+SLEEPY = '''
+import time
+
+from privpub.registry import NODE_DP, register_mechanism
+from privpub.types import Kind
+
+
+@register_mechanism("sleepy_sequence", input_kind=Kind.GRAPH,
+                    output_kind=Kind.DEGREE_SEQUENCE, privacy=NODE_DP, paper=None)
+def sleepy_sequence(graph, *, epsilon, rng, ledger=None):
+    """Never returns."""
+    while True:
+        time.sleep(60)
+'''
+
+
+def test_a_plugin_that_never_returns_costs_its_trials_not_the_leaderboard(
+        tiny_tasks, tmp_path):
+    """Each of its trials stops at trial_timeout (a key=value, as run.py's) and is listed
+    as failed (exit 1); the others are ranked and the claim judged without it; the page
+    says why it is not ranked."""
+    path = tmp_path / "elsewhere" / "sleepy_plugin.py"
+    path.parent.mkdir()
+    path.write_text(SLEEPY)
+    results = tmp_path / "results"
+    out = io.StringIO()
+    try:
+        code = main(["leaderboard", "--scale", "smoke", "--plugins", str(path), "--no-audit",
+                     "--add", "sleepy_sequence", "--results-dir", str(results), "--n-jobs",
+                     "2", "trial_timeout=5"], out=out)
+    finally:
+        registry._MECHANISMS.pop("sleepy_sequence", None)
+    text = out.getvalue()
+    assert code == 1, text
+    failed = [line for line in text.splitlines() if "FAILED" in line]
+    assert len(failed) == 4 and all("sleepy_sequence" in line and
+                                    "exceeded trial_timeout=5 s" in line for line in failed)
+    assert "claim rps_best: " in text and "not evaluated" not in text, text
+    assert not any("sleepy_sequence" in line for line in text.splitlines()
+                   if line.startswith("  ["))
+    csv = pd.read_csv(results / "leaderboard" / "leaderboard.csv")
+    assert "sleepy_sequence" not in set(csv["mechanism"]) and csv["rank"].notna().all()
+    page = re.sub(r"<[^>]+>", "", (results / "leaderboard" / "tiny_sequences.html").read_text())
+    assert ("sleepy_sequence: no trial succeeded (first failure: exceeded trial_timeout=5 s)"
+            in page)
+
+
+def test_leaderboard_limits_default_by_scale_and_are_checked():
+    from privpub.experiments.executors import trial_limits
+    from privpub.experiments.leaderboard import TRIAL_MEMORY, TRIAL_TIMEOUT
+
+    assert set(TRIAL_TIMEOUT) == {"smoke", "small", "paper"}
+    assert trial_limits(None, None, default_timeout=TRIAL_TIMEOUT["smoke"],
+                        default_memory=TRIAL_MEMORY) == (300.0, TRIAL_MEMORY)
+    assert trial_limits(float("inf"), 10, default_timeout=1, default_memory=1) == (None, 10.0)
+    for bad in (0, -1, True, "1"):
+        with pytest.raises(ConfigError, match="trial_timeout must be a positive number"):
+            trial_limits(bad, None, default_timeout=1, default_memory=1)
+    code = main(["leaderboard", "node_dp_degree", "--scale", "smoke", "trial_memory=0"],
+                out=io.StringIO())
+    assert code == 2
 
 
 def test_task_file_errors_are_config_errors(tmp_path, monkeypatch):
