@@ -422,14 +422,16 @@ def _claims(spec: ExperimentSpec, ok: pd.DataFrame, twins: pd.DataFrame | None =
 def _claims_text(results: list[dict]) -> str:
     if not results:
         return ""
-    lines = ["## The paper's claims", "", "| claim | source | verdict | numbers |",
-             "|---|---|---|---|"]
+    lines = ["## The paper's claims", "", "| claim | source | about | verdict | numbers |",
+             "|---|---|---|---|---|"]
     for r in results:
         numbers = str(r.get("summary") or r.get("reason") or "").replace("|", "\\|")
         text = str(r.get("text", "")).replace("|", "\\|")
+        about = str(r.get("subject") or "").replace("|", "\\|")
         if "seed" in r:
             text = f"(seed={r['seed']}) {text}"
-        lines.append(f"| {text} | {r.get('source', '')} | **{r['verdict']}** | {numbers} |")
+        lines.append(f"| {text} | {r.get('source', '')} | {about} | **{r['verdict']}** | "
+                     f"{numbers} |")
     for r in results:
         if r.get("deviation") and r["verdict"] != "held":
             lines.append(f"\n- {r['id']}: {r['deviation']}")

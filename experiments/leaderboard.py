@@ -693,7 +693,8 @@ def closing_lines(result: dict, scale: str | None = None) -> list[str]:
                          f"audit (eps_lb {e['epsilon_lower_bound']:.3g}, {e['mode']}); "
                          f"replay: {e['replay']}")
         for c in result["claims"].get(task, []):
-            lines.append(f"  claim {c['id']}: {c['verdict']} - {c['summary']}")
+            about = f" ({c['subject']})" if c.get("subject") else ""
+            lines.append(f"  claim {c['id']}: {c['verdict']}{about} - {c['summary']}")
     for task, refuted in result.get("refuted", {}).items():
         for e in refuted:
             if e["error"]:

@@ -4,6 +4,7 @@ This is what keeps each paper's reproduction runnable: a renamed parameter, a me
 does not fit, a plot asking for rows no trial writes, all fail here within seconds.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -36,4 +37,7 @@ def test_experiment_runs_at_smoke_scale(experiment, tmp_path):
     out = tmp_path / experiment / "smoke"
     drawn = list(out.glob("*.png")) + list(out.glob("*.csv"))
     assert len(drawn) >= 1, f"{experiment} drew nothing"
-    assert "##" in (out / "summary.md").read_text()
+    text = (out / "summary.md").read_text()
+    assert "##" in text
+    claims = json.loads((out / "claims.json").read_text())
+    assert all(c["subject"] and f"| {c['subject']} |" in text for c in claims)  # which series

@@ -27,6 +27,7 @@ __all__ = [
     "ANY",
     "NotEvaluated",
     "Series",
+    "claim_subject",
     "align",
     "cells_of",
     "param_names",
@@ -179,6 +180,56 @@ def selector_name(selector: dict, chosen=None) -> str:
     if not head:
         return ", ".join(rest)
     return f"{head} ({', '.join(rest)})" if rest else str(head)
+
+
+def claim_subject(claim: dict) -> str:
+    """What one (parsed) claim tests, in words: the series it judges, what they are
+    compared with, the metric and the rows it keeps. Several claims that quote one sentence
+    of a paper differ here (``θ-Cumulative vs Flowgraph, Truncation (best theta) on l1``)."""
+    kind = claim["kind"]
+    series = selector_name(claim["series"]) if claim.get("series") else ""
+    if kind == "compare":
+        factor = claim.get("factor", 1)
+        than = ", ".join(selector_name(t) for t in claim["than"])
+        text = f"{series} vs {than}" + (f" (by a factor {plain(factor)})" if factor != 1 else "")
+    elif kind == "trend":
+        text = f"{series} {claim['direction']} along {claim['along']}"
+    elif kind == "best" and isinstance(claim["among"], str):
+        text = f"{series + ': ' if series else ''}best {claim['among']} = {plain(claim['expect'])}"
+    elif kind == "best":
+        among = ", ".join(selector_name(s) for s in claim["among"])
+        text = f"{selector_name(claim['expect'])} best among {among}"
+    elif kind == "value":
+        text = f"{series} vs the paper's {plain(claim['paper'])}"
+        if claim.get("at"):
+            text += f" at {_filter_text(claim['at'])}"
+    elif kind == "bound":
+        sides = [f"{op} {plain(claim[k])}" for k, op in (("at_least", ">="), ("at_most", "<="))
+                 if claim.get(k) is not None]
+        text = f"{series} {' and '.join(sides)}"
+    else:  # table
+        text = f"table {claim['plot']} vs the paper's numbers"
+    metric = claim.get("metric")
+    if metric:
+        text += f" on {', '.join(metric) if isinstance(metric, list) else metric}"
+    if claim.get("where"):
+        text += f", where {_filter_text(claim['where'])}"
+    if claim.get("per"):
+        text += f", per {', '.join(claim['per'])}"
+    return text
+
+
+def _filter_text(conditions: dict) -> str:
+    """``dataset=dblp, epsilon < 0.5`` from a where / at mapping."""
+    parts = []
+    for key, value in conditions.items():
+        if isinstance(value, str) and value[:1] in "<>!=":
+            parts.append(f"{key} {value}")  # a comparison: epsilon < 0.5
+        elif isinstance(value, list):
+            parts.append(f"{key}={'/'.join(str(plain(v)) for v in value)}")
+        else:
+            parts.append(f"{key}={plain(value)}")
+    return ", ".join(parts)
 
 
 class Series:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from privpub.experiments.claims.kinds import evaluate_kind
 from privpub.experiments.claims.numbers import group_text, plain, ratio_text
-from privpub.experiments.claims.select import NotEvaluated, param_names
+from privpub.experiments.claims.select import NotEvaluated, claim_subject, param_names
 
 __all__ = ["evaluate_claims", "noise_free_frame"]
 
@@ -238,8 +238,10 @@ def evaluate_claims(
     -------
     list of dict
         One JSON-serialisable dict per claim (``docs/claims.md``, "Output"): ``verdict``
-        (``held`` / ``not held`` / ``not evaluated``), a one-line ``summary``, ``n_held``,
-        ``n_groups``, ``n_skipped``, ``reason`` (why it was not evaluated, else None) and
+        (``held`` / ``not held`` / ``not evaluated``), ``subject`` (what the claim tests:
+        :func:`~privpub.experiments.claims.select.claim_subject`), a one-line ``summary``,
+        ``n_held``, ``n_groups``, ``n_skipped``, ``reason`` (why it was not evaluated, else
+        None) and
         ``groups`` with each group's ``ours``, ``other``, ``ratio`` and ``held``. A claim
         with ``paper_reading`` gets ``paper_reading``: the same evaluation with that series
         in place of ``series`` (``series``, ``verdict``, ``summary``, ``groups``...); with
@@ -266,5 +268,6 @@ def evaluate_claims(
                 twins.get("epsilon", pd.Series(dtype=float)), errors="coerce").dropna()})
             result["noise_free"] = _sub(sub, epsilon=twin_eps)
         result["focus"] = _focus(result)
+        result["subject"] = claim_subject(claim)
         out.append(result)
     return out

@@ -75,6 +75,44 @@ def fig3():
     return pd.DataFrame(r)
 
 
+# --------------------------------------------------------------------------- subject
+
+
+@pytest.mark.parametrize("raw, subject", [
+    (claim(kind="compare", metric="l1", series="θ-Cumulative",
+           than=["Flowgraph", {"label": "Truncation", "best_over": "theta"}]),
+     "θ-Cumulative vs Flowgraph, Truncation (best theta) on l1"),
+    (claim(kind="compare", metric="l1", series="Flowgraph", than="θ-Constrained", factor=2,
+           where={"dataset": ["facebook", "dblp"], "epsilon": "< 0.5"}),
+     "Flowgraph vs θ-Constrained (by a factor 2) on l1, where dataset=facebook/dblp, "
+     "epsilon < 0.5"),
+    (claim(kind="trend", metric="l1", series={"label": "RPS", "depth": 50}, along="epsilon",
+           direction="decreasing", per="dataset"),
+     "RPS (depth=50) decreasing along epsilon on l1, per dataset"),
+    (claim(kind="best", metric="l1", among=["Flowgraph", "θ-Cumulative"],
+           expect="θ-Cumulative"), "θ-Cumulative best among Flowgraph, θ-Cumulative on l1"),
+    (claim(kind="best", metric="l1", series="Truncation", among="theta", expect=16),
+     "Truncation: best theta = 16 on l1"),
+    (claim(kind="value", metric="l1", series="Flowgraph", paper=2.5, at={"epsilon": 1}),
+     "Flowgraph vs the paper's 2.5 at epsilon=1 on l1"),
+    (claim(kind="bound", metric="l1", series="Flowgraph", at_least=0, at_most=3),
+     "Flowgraph >= 0 and <= 3 on l1"),
+])
+def test_a_claims_subject_names_what_it_tests(raw, subject, fig3):
+    """A paper's sentence often becomes one claim per series: each result says which."""
+    assert check(raw, fig3)["subject"] == subject
+
+
+def test_claims_quoting_one_sentence_have_different_subjects(fig3):
+    text = "Our two proposed methods and the variant all perform better than Flowgraph"
+    raw = [dict(claim(kind="compare", metric="l1", series=s, than="Flowgraph"), id=f"c{i}",
+                text=text) for i, s in enumerate(("θ-Cumulative", "θ-Constrained"))]
+    results = evaluate_claims(parse_claims(raw, where="exp"), fig3)
+    assert [(r["subject"], r["verdict"]) for r in results] == [
+        ("θ-Cumulative vs Flowgraph on l1", "held"),
+        ("θ-Constrained vs Flowgraph on l1", "not held")]
+
+
 # --------------------------------------------------------------------------- compare
 
 

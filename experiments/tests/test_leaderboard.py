@@ -291,7 +291,12 @@ def test_leaderboard_reuses_a_paper_experiments_cells_and_ranks_a_plugin(
                                      "setting", "mechanism", "tuned_in_hindsight", "metric"]
     assert "outside_laplace_sequence" in set(csv["mechanism"])
     assert "claim rps_best:" in text and "leaderboard: " in text
+    # the claim says which series it judged: the node-DP ones the task ranks, plug-in included
+    subject = ("rps_degree_sequence best among hay_degree_sequence, outside_laplace_sequence, "
+               "rps_degree_sequence on ks")
+    assert f"({subject}) - " in text
     page = (board / "tiny_sequences.html").read_text()
+    assert f"<b>{subject}</b>: " in page
     assert "not audited" in page and "<svg" in page
     # --no-audit: each node-DP series is ranked and says "not audited" beside its rank
     plugin = csv[csv["mechanism"] == "outside_laplace_sequence"]

@@ -140,8 +140,10 @@ def _claims_html(claims: list[dict]) -> str:
     items = []
     for c in claims:
         cls = {"held": "held", "not held": "not"}.get(c["verdict"], "ne")
+        about = f"<b>{esc(c['subject'])}</b>: " if c.get("subject") else ""
         items.append(f"<li><span class={cls}>{esc(c['verdict'])}</span>: “{esc(c['text'])}” "
-                     f"<span class=muted>({esc(c['source'])})</span><br>{esc(c['summary'])}</li>")
+                     f"<span class=muted>({esc(c['source'])})</span><br>{about}"
+                     f"{esc(c['summary'])}</li>")
     return f"<h2>Claims</h2><ul>{''.join(items)}</ul>"
 
 

@@ -326,8 +326,9 @@ def _html_groups(groups: list) -> str:
     )
 
 
-def _html_claim(c: dict, causes: bool) -> str:
-    """One row of a run's claims table (with its ``deviation`` cell when ``causes``)."""
+def _html_claim(c: dict, causes: bool, about: bool = False) -> str:
+    """One row of a run's claims table (with its ``about`` cell, what the claim tests, when
+    ``about``, and its ``deviation`` cell when ``causes``)."""
     v = verdict(c)
     raw = str(c.get("verdict") or "")
     label = v if raw.strip().lower().replace("_", " ") == v or not raw else f"{v} ({raw})"
@@ -336,7 +337,7 @@ def _html_claim(c: dict, causes: bool) -> str:
         said += f'<div class="src">{_e(str(c["source"]))}</div>'
     numbers = _e(str(c.get("summary") or "–"))
     extra = claim_notes(c)
-    if c.get("kind"):
+    if c.get("kind") and not about:  # the about cell names the metric
         extra.append(f"{c['kind']}" + (f" on {c['metric']}" if c.get("metric") else ""))
     if extra:
         numbers += f'<div class="src">{_e("; ".join(extra))}</div>'
@@ -346,7 +347,8 @@ def _html_claim(c: dict, causes: bool) -> str:
     row_cls = ' class="nh"' if v == "not held" else ""
     return (
         f'<tr{row_cls}><td class="id">{_e(str(c.get("id", "?")))}</td><td>{said}</td>'
-        f'<td>{_badge(v, label)}</td><td class="num">{numbers}</td>'
+        + (f'<td class="about">{_e(str(c.get("subject") or "–"))}</td>' if about else "")
+        + f'<td>{_badge(v, label)}</td><td class="num">{numbers}</td>'
         + (f'<td class="dev">{_e(cause_text(c))}</td>' if causes else "") + "</tr>"
     )
 
@@ -358,12 +360,14 @@ def _html_claims(run: Run) -> list[str]:
     if not run.claims:
         return out + ['<p class="muted">claims.json lists no claim.</p>']
     causes = any(cause_text(c) for c in run.claims)  # no empty column
+    about = any(c.get("subject") for c in run.claims)  # claims.json of older code: none
     out.append(
         '<div class="scroll"><table class="claims"><thead><tr><th>claim</th>'
-        "<th>the paper says</th><th>verdict</th><th>numbers</th>"
+        "<th>the paper says</th>" + ("<th>about</th>" if about else "")
+        + "<th>verdict</th><th>numbers</th>"
         + ("<th>deviation</th>" if causes else "") + "</tr></thead><tbody>"
     )
-    out += [_html_claim(c, causes) for c in run.claims]
+    out += [_html_claim(c, causes, about) for c in run.claims]
     out.append("</tbody></table></div>")
     return out
 

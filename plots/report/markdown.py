@@ -113,7 +113,9 @@ def _md_claims(run: Run) -> list[str]:
     if run.scale == SMOKE_SCALE:
         out += [f"_Smoke scale: {SMOKE_WARNING}._", ""]
     causes = any(cause_text(c) for c in run.claims)  # no empty column
-    head = ["claim", "the paper says", "verdict", "numbers"] + (["deviation"] if causes else [])
+    about = any(c.get("subject") for c in run.claims)  # claims.json of older code: none
+    head = (["claim", "the paper says"] + (["about"] if about else []) + ["verdict", "numbers"]
+            + (["deviation"] if causes else []))
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in run.claims:
         said = md_cell(c.get("text") or "–")
@@ -123,7 +125,9 @@ def _md_claims(run: Run) -> list[str]:
         extra = claim_notes(c)
         if extra:
             numbers += f" ({'; '.join(extra)})"
-        cells = [f"`{md_cell(c.get('id', '?'))}`", said, _MD_VERDICT[verdict(c)], numbers]
+        cells = [f"`{md_cell(c.get('id', '?'))}`", said]
+        cells += [md_cell(c.get("subject") or "–")] if about else []
+        cells += [_MD_VERDICT[verdict(c)], numbers]
         cells += [md_cell(cause_text(c))] if causes else []
         out.append("| " + " | ".join(cells) + " |")
     return out + [""]

@@ -521,6 +521,25 @@ def test_the_deviation_column_is_filled_or_absent(tmp_path):
     assert "<th>deviation</th>" in page and '<td class="dev">no cause stated</td>' in page
 
 
+def test_claim_rows_say_which_series_each_verdict_is_about(tmp_path):
+    """Rows that quote one sentence of a paper were told apart only by their verdicts: the
+    about column shows each row's subject (claims.json ``subject``); claims.json written
+    by older code has none, and the column is then absent."""
+    text = "Our two proposed methods and the variant all perform better than Flowgraph"
+    rows = [dict(CLAIMS[0], id=f"{s}_l1", text=text, subject=f"{s} vs Flowgraph on l1",
+                 verdict=v) for s, v in (("θ-Cumulative", "held"), ("θ-Constrained", "not held"))]
+    write_run(tmp_path / "default" / "small", scale="small", claims=rows)
+    md = write_report(tmp_path).read_text()
+    assert "| claim | the paper says | about | verdict | numbers |" in md
+    assert "| θ-Constrained vs Flowgraph on l1 | ❌ **not held** |" in md
+    page = (tmp_path / "report.html").read_text()
+    assert "<th>about</th>" in page
+    assert '<td class="about">θ-Cumulative vs Flowgraph on l1</td>' in page
+    write_run(tmp_path / "default" / "small", scale="small", claims=[dict(CLAIMS[0])])
+    assert "| claim | the paper says | verdict | numbers |" in write_report(tmp_path).read_text()
+    assert "<th>about</th>" not in (tmp_path / "report.html").read_text()
+
+
 def test_a_refuted_claim_is_said_above_the_figures(tmp_path):
     entry = {"series": "my_trunc_hist_bad", "mechanism": "my_trunc_hist_bad",
              "privacy": "node-DP", "epsilons": [1.0], "caveat": None, "verdict": "violated",
