@@ -332,17 +332,19 @@ def lower_bound_sequence(tree: RPSTree, n: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- mechanisms
+#: What the two node-DP degree releases share in their registrations (the guarantee, the
+#: caveat, the neighbours and the audit are the sequence's for both).
+_DEGREE_FACTS = dict(input_kind=Kind.GRAPH, privacy=NODE_DP, paper="qardaji2012",
+                     caveat=caveat_for, neighbourhood="node_rewire",
+                     audit={"configurations": AUDITED, "cost_ms": 6},
+                     caveat_summary=CAVEAT_SUMMARY)
+
+
 @register_mechanism(
     "rps_degree_sequence",
-    input_kind=Kind.GRAPH,
     output_kind=Kind.DEGREE_SEQUENCE,
-    privacy=NODE_DP,
-    paper="qardaji2012",
-    caveat=caveat_for,
     source="Sec 5, Figs 4-5",
-    neighbourhood="node_rewire",
-    audit={"configurations": AUDITED, "cost_ms": 6},
-    caveat_summary=CAVEAT_SUMMARY,
+    **_DEGREE_FACTS,
     blind_spot={"accounting=paper degree_bound=n_minus_1": (
         "as rps_degree_histogram: the per-region accounting fails only for a node whose "
         "edges reach several well-filled regions, a pair the audit's library lacks and its "
@@ -420,15 +422,9 @@ def rps_degree_sequence(
 
 @register_mechanism(
     "rps_degree_histogram",
-    input_kind=Kind.GRAPH,
     output_kind=Kind.DEGREE_HISTOGRAM,
-    privacy=NODE_DP,
-    paper="qardaji2012",
-    caveat=caveat_for,
     source="Sec 5 (the degree sequence, released as a histogram)",
-    neighbourhood="node_rewire",
-    audit={"configurations": AUDITED, "cost_ms": 6},
-    caveat_summary=CAVEAT_SUMMARY,
+    **_DEGREE_FACTS,
     blind_spot={"accounting=paper degree_bound=n_minus_1": (
         "the per-region accounting fails only for a node whose edges reach several regions "
         "that each hold enough nodes (the 13-node witness of mechanisms/rps/tests); the pair "
