@@ -3,8 +3,11 @@
 - Fig. 7 / 9: at eps = 100 the beta-order fit alone (LDRC with the noise off) gives the small,
   dense, deep-cored graph of short paths that LDRC gives; DRC (the same noise, no fit) does
   not. The honest DRC's threshold alone (noise off) gives its sparse graphs of long paths.
+- Fig. 7 at eps = 5 / 10: LDRC's graphs are the fit's short core with leaves added; the
+  hub rows' noise alone gives them (a large negative draw there zeroes the low rows).
 - Fig. 8: the seed-to-seed spread of the 200-draw Reliable Email share below k = 10, and the
-  share one compromised node reaches, split by adjacency to the largest hub.
+  share one compromised node reaches, split by adjacency to the largest hub; the rest of its
+  variance is which other hubs it touches.
 - Table 1: the counts of SNAP's as-caida20040105 file.
 
 Shown on small built graphs, and on AS with the seed-0 numbers the notes quote
@@ -20,7 +23,10 @@ import numpy as np
 import pytest
 import yaml
 
+from privpub.algorithms.dk import dk2_l1, joint_degree
 from privpub.data import load_dataset
+from privpub.mechanisms.pygmalion import pygmalion
+from privpub.noise import noise_off
 from privpub.probes import sala2011 as probe
 from privpub.probes.support import load_benchmark, needs_data
 from privpub.types import Graph
@@ -132,6 +138,91 @@ def test_as_structure_seed0_is_what_the_notes_quote():
                    "0.70 with the maximum k-core", "0.74 with the 19-core's size",
                    "0.88 with the hub's neighbour degree", "not an ablation"):
         assert quoted in fig9, quoted
+
+
+def test_ldrc_rebuilt_is_pygmalions_graph():
+    """The rebuild with the noise everywhere is pygmalion's LDRC graph; with the noise
+    nowhere it has the dK-2 series of pygmalion's graph under noise_off() (which draws no
+    noise, so its generator reads another stream); the anatomy of a star with a tail."""
+    graph = Graph.from_networkx(nx.barabasi_albert_graph(300, 2, seed=1))
+    rebuilt, _ = probe.ldrc_rebuilt(graph, epsilon=5, seed=3)
+    shipped = pygmalion(graph, epsilon=5, rng=np.random.default_rng(3)).value
+    assert np.array_equal(rebuilt.edges(), shipped.edges())
+    rebuilt, _ = probe.ldrc_rebuilt(graph, epsilon=5, seed=3, noise_rows="none")
+    with noise_off():
+        shipped = pygmalion(graph, epsilon=5, rng=np.random.default_rng(3)).value
+    assert dk2_l1(joint_degree(rebuilt), joint_degree(shipped)) == 0
+    assert rebuilt.n_edges != probe.ldrc_rebuilt(graph, epsilon=5, seed=3)[0].n_edges
+    with pytest.raises(ValueError, match="noise_rows"):
+        probe.ldrc_rebuilt(graph, epsilon=5, seed=0, noise_rows="some")
+    # star (hub 0, leaves 1-5) with a tail 5-6-7: leaves 1-4 and 7
+    a = probe.path_anatomy(Graph.from_edges(np.array(
+        [(0, i) for i in range(1, 6)] + [(5, 6), (6, 7)])))
+    assert a["leaf_share"] == 5 / 8 and a["leaf_neighbour_degree"] == 5
+    assert a["skeleton_nodes"] == 3 and a["skeleton_apl"] == pytest.approx(4 / 3)
+    assert a["lcc_share"] == 1.0 and a["hubs"] == 0
+
+
+@NEEDS_AS
+def test_ldrc_short_paths_at_eps_5_10_are_what_the_notes_quote():
+    rows = probe.apl_rows(_as(), noise_rows=("all", "hub rows", "below"))
+    orig = rows[0]
+    assert (orig["skeleton_nodes"], orig["hubs"]) == (10585, 51)
+    assert orig["skeleton_apl"] == pytest.approx(3.370, abs=1e-3)
+    assert round(100 * orig["leaf_share"]) == 35 and orig["leaf_neighbour_degree"] == 45
+    by = {(r["noise_rows"], r["epsilon"], r["seed"]): r for r in rows[1:]}
+    ldrc = [by[("all", e, s)] for e in (5, 10) for s in (0, 1, 2)]
+    assert [r["nodes"] for r in ldrc] == [32892, 78139, 15898, 9404, 49330, 12254]
+    # every graph connected; the core without the leaves as short as the fit alone's
+    assert all(r["lcc_share"] == 1.0 for r in ldrc)
+    assert [round(f(r["skeleton_apl"] for r in ldrc), 2) for f in (min, max)] == [2.20, 2.58]
+    assert max(r["skeleton_apl"] for r in ldrc) < orig["skeleton_apl"] - 0.7
+    # two regimes: the fit zeroes every row below the hubs (leaves on hubs), or it does not
+    zeroed = [r for r in ldrc if r["edges_below"] == 0]
+    assert [(r["epsilon"], r["seed"], r["first_row"]) for r in zeroed] == [
+        (5, 0, 501), (5, 1, 1673), (10, 1, 1673)]
+    assert round(zeroed[0]["min_noise"]) == -8000 and zeroed[0]["min_noise_row"] == 2331
+    assert [round(100 * r["leaf_share"]) for r in zeroed] == [89, 96, 97]
+    assert [r["leaf_neighbour_degree"] for r in zeroed] == [971, 637, 1003]
+    assert [round(r["apl"], 2) for r in zeroed] == [3.41, 3.47, 3.44]
+    kept = [r for r in ldrc if r["edges_below"] > 0]
+    assert sorted(r["hubs"] for r in kept) == [86, 177, 245]
+    assert [round(r["apl"], 2) for r in kept] == [2.82, 2.86, 2.82]
+    # the ablation: the hub rows' noise alone gives LDRC's graphs, the rest's noise does not
+    for eps in (5, 10):
+        hub = [by[("hub rows", eps, s)] for s in (0, 1, 2)]
+        below = [by[("below", eps, s)] for s in (0, 1, 2)]
+        full = [by[("all", eps, s)] for s in (0, 1, 2)]
+        assert abs(np.mean([r["apl"] for r in hub]) - np.mean([r["apl"] for r in full])) < 0.02
+        assert all(abs(h["nodes"] / f["nodes"] - 1) < 0.05 for h, f in zip(hub, full, strict=True))
+        assert all(6065 <= r["nodes"] <= 6771 and 2.87 < r["apl"] < 2.97 for r in below)
+    fig7 = _text("sala2011_fig7")
+    assert "python -m privpub.probes.sala2011 --ldrc-apl" in fig7
+    for quoted in ("APL 2.20-2.58", "(1,430-11,520 nodes)", "against the original's 3.37 "
+                   "(10,585 nodes)", "(APL 3.23 / 3.03)", "(6,065-6,771 nodes, APL 2.88-2.96)",
+                   "-8,000 at degree 2,331", "every row below 501-1,673 (3 of the 6 graphs)",
+                   "89-97% of the nodes are leaves (original 35%)",
+                   "median degree 637-1,003 (original 45)", "APL 3.41-3.47",
+                   "86-245 nodes of degree >= 100 (original 51), APL 2.82-2.86"):
+        assert quoted in fig7, quoted
+    assert "not probed" not in fig7
+
+
+@NEEDS_AS
+def test_reach_variance_is_what_the_notes_quote():
+    out = probe.re_reach_variance(_as())
+    r2 = {k: round(100 * v) for k, v in out["r2"].items()}
+    assert [r2[f"largest {j} hubs"] for j in (2, 3, 5, 10)] == [72, 84, 92, 97]
+    assert (r2["largest hub"], r2["own degree"], r2["neighbours' degree sum"]) == (52, 6, 94)
+    assert round(100 * (out["r2"]["largest hub + own degree"] - out["r2"]["largest hub"])) == 4
+    assert out["hub_degrees"][:5] == [2331, 1739, 1673, 1003, 971]
+    fig8 = _text("sala2011_fig8")
+    assert "python -m privpub.probes.sala2011 --re-variance" in fig8
+    for quoted in ("largest 2 / 3 / 5 / 10 hubs (degrees 2,331, 1,739, 1,673, 1,003, 971",
+                   "72% / 84% / 92% / 97%", "own degree explains 6% (4 points beside the split)",
+                   "neighbours' degrees 94%"):
+        assert quoted in fig8, quoted
+    assert "not probed" not in fig8
 
 
 @NEEDS_AS
