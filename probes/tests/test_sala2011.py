@@ -255,7 +255,7 @@ def test_table1_counts_are_what_the_notes_quote():
     text = _text("sala2011_table1")
     assert "python -m privpub.probes.sala2011" in text
     for quoted in ("65,910 lines", "-1 / 1 / 0 / 2 on 29,445 / 29,445 / 6,722 / 298 lines",
-                   "272 more nodes and 7,972 more edges", "not probed"):
+                   "272 more nodes and 7,972 more edges", "a filter only removes"):
         assert quoted in text, quoted
     assert 16573 - counts["nodes"] == 272 and 40927 - counts["links"] == 7972
 
