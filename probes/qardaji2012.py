@@ -4,6 +4,7 @@ causes checked, not guessed.
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.qardaji2012 fig5 [--reps 5]
     python -m privpub.probes.qardaji2012 fig1 [--reps 20]
     python -m privpub.probes.qardaji2012 fig2c [--reps 5]
+    python -m privpub.probes.qardaji2012 fig2c-mixture [--seeds 5] [--noisy --reps 5]
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.qardaji2012 fig3 [--reps 2]
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.qardaji2012 fig3-labels
 
@@ -28,13 +29,15 @@ noise scale to the leaf count; how many leaves lie above the true maximum degree
 share of nodes they receive; the largest root logit of the exponential mechanism. ``fig1``:
 the best depth under several splits of the budget over the levels (``level_ratio``) and cut
 granularities. ``fig2c``: median vs midpoint purity on our mixture and two harder ones, with
-noise and noise-free. ``fig3``: how degenerate the RPS releases of Adult are
-(majority-class share of the released rows) beside their CV and
-train-on-release/test-on-original accuracy. ``fig3-labels``: every released row carries its
+noise and noise-free. ``fig2c-mixture``: which property of the mixture flips the noise-free
+order at depth 20 (one centre at a time from ours to the uneven mixture, then the public
+domain alone; ``--noisy`` adds the paper-scale grid with noise). ``fig3``: how degenerate
+the RPS releases of Adult are (majority-class share of the released rows) beside their CV
+and train-on-release/test-on-original accuracy. ``fig3-labels``: every released row carries its
 leaf's majority class (Fig. 3's notes). Seeds are 0 .. reps-1
 (``numpy.random.default_rng(seed)``), not the runner's, so numbers differ from the
 experiment's within its standard error. ``probes/tests/test_qardaji2012.py`` reruns the ones
-on Caltech36 and Adult. Diagnostics only: nothing here is a mechanism.
+on Caltech36 and Adult and a small ``fig2c-mixture``. Diagnostics only: nothing here is a mechanism.
 """
 
 from __future__ import annotations
@@ -68,7 +71,9 @@ from privpub.noise import noise_off
 from privpub.types import DegreeSequence, Graph
 
 __all__ = ["LEAVES", "DegreeRun", "degree_rps_tree", "partition_stats", "root_max_logit",
-           "fig5_rows", "fig1_table", "fig2c_rows", "fig3_label_rows", "main"]
+           "fig5_rows", "fig1_table", "fig2c_rows", "MIXTURE_STEPS", "mixture_table",
+           "fig2c_mixture_rows", "fig2c_range_rows", "fig2c_noisy_rows", "fig3_label_rows",
+           "main"]
 
 LEAVES = ("smooth", "strict", "true", "removal_only")
 
@@ -327,6 +332,158 @@ def fig2c(args) -> None:
           f"median {shown[0]:.3f} / midpoint {shown[1]:.3f}")
 
 
+# --------------------------------------------------------------------------- fig2c mixture
+# Fig. 2(c)'s notes: which property of the mixture makes the noise-free median beat the
+# midpoint at depth 20 on the uneven mixture and not on ours (subcommand fig2c-mixture).
+# Our mixture and the uneven one differ only in their centres (same standard deviations,
+# correlations and weights); their public domains (centres +- 5 standard deviations) follow.
+
+#: One property at a time from ours to the uneven mixture: (centres on the diagonal, the
+#: public upper bound of every attribute or None for the generator's own).
+MIXTURE_STEPS = {
+    "ours 20/50/80": ((20.0, 50.0, 80.0), None),
+    "far centre only 20/50/100": ((20.0, 50.0, 100.0), None),
+    "close pair only 30/38/80": ((30.0, 38.0, 80.0), None),
+    "uneven 30/38/100": ((30.0, 38.0, 100.0), None),
+    "close pair only, uneven's domain": ((30.0, 38.0, 80.0), 160.0),
+    "ours, uneven's upper bound": ((20.0, 50.0, 80.0), 160.0),
+}
+
+
+def mixture_table(centres, *, n: int = 10_000, upper=None, rng):
+    """:func:`~privpub.data.gaussian_mixture` with component ``c`` centred at ``centres[c]``
+    in every coordinate (its default covariances and equal weights) and, with ``upper``,
+    the public domain of every attribute widened to ``(low, upper)``: the same rows, only
+    the range the midpoint halves changes."""
+    import dataclasses
+
+    from privpub.types import Schema, Table
+
+    table = gaussian_mixture(n=n, means=np.outer(centres, np.ones(5)), rng=rng)  # 5-D
+    if upper is None:
+        return table
+    attrs = []
+    for a in table.schema.attributes:
+        if a.kind == "numeric":
+            if upper < a.domain[1]:
+                raise ValueError(f"upper {upper} would clip {a.name} (domain {a.domain})")
+            a = dataclasses.replace(a, domain=(a.domain[0], float(upper)))
+        attrs.append(a)
+    return Table(table.data, Schema(tuple(attrs), table.schema.class_attribute))
+
+
+def _noise_free(table, depth: int, partition: str, stop_count: int = 5) -> dict:
+    """Noise-free purity of one tree and, read from its leaves, the share of rows in leaves
+    that still hold more than ``stop_count`` rows (the exact stop would have split them:
+    the depth stopped them, or a region narrower than one cut) and those rows' purity."""
+    labels = table.data[table.schema.class_attribute].cat.codes.to_numpy()
+    with noise_off(), recording_leaves() as leaves:
+        out = rps_table(table, epsilon=5.0, depth=depth, stop_count=stop_count,
+                        partition=partition, rng=np.random.default_rng(0))
+    capped = [rows for rows, _ in leaves if rows.size > stop_count]
+    n_capped = sum(rows.size for rows in capped)
+    majority = sum(int(np.bincount(labels[rows]).max()) for rows in capped)
+    return {"purity": float(out.diagnostics["purity"]),
+            "capped_share": n_capped / table.n_rows,
+            "capped_purity": majority / n_capped if n_capped else float("nan")}
+
+
+def fig2c_mixture_rows(steps=None, *, seeds=range(5), depths=(10, 20), n: int = 10_000):
+    """Noise-free median and midpoint purity (means over the data seeds ``seeds``; with noise
+    off a tree is a function of its data) for each mixture of ``steps`` (default
+    :data:`MIXTURE_STEPS`), per depth: ``median``, ``midpoint``, ``diff`` (median minus
+    midpoint), ``median_wins`` (seeds where the median is higher), ``upper`` (the public
+    upper bound), ``cell`` (the width of the midpoint's cells after ``depth / 5`` halvings
+    of each of the 5 attributes) and the midpoint's ``capped_share`` / ``capped_purity``."""
+    steps = MIXTURE_STEPS if steps is None else steps
+    rows = []
+    for name, (centres, upper) in steps.items():
+        tables = [mixture_table(centres, n=n, upper=upper, rng=np.random.default_rng(s))
+                  for s in seeds]
+        lo, hi = tables[0].schema["x0"].domain
+        for depth in depths:
+            med = [_noise_free(t, depth, "median") for t in tables]
+            mid = [_noise_free(t, depth, "midpoint") for t in tables]
+            a = np.array([m["purity"] for m in med])
+            b = np.array([m["purity"] for m in mid])
+            rows.append({
+                "mixture": name, "depth": depth, "lower": lo, "upper": hi,
+                "cell": (hi - lo) / 2 ** (depth // 5),
+                "median": float(a.mean()), "midpoint": float(b.mean()),
+                "diff": float((a - b).mean()), "median_wins": int((a > b).sum()),
+                "seeds": len(tables),
+                "capped_share": float(np.mean([m["capped_share"] for m in mid])),
+                "capped_purity": float(np.mean([m["capped_purity"] for m in mid])),
+            })
+    return rows
+
+
+def fig2c_range_rows(centres=(30.0, 38.0, 80.0), uppers=(140, 150, 160, 170, 180), *,
+                     seeds=range(5), depth: int = 20, n: int = 10_000):
+    """The midpoint's noise-free purity at ``depth`` as the public upper bound (what a far
+    component stretches) grows, the rows fixed; the median's does not depend on it."""
+    tables = [mixture_table(centres, n=n, rng=np.random.default_rng(s)) for s in seeds]
+    median = float(np.mean([_noise_free(t, depth, "median")["purity"] for t in tables]))
+    out = []
+    for upper in uppers:
+        mid = [_noise_free(mixture_table(centres, n=n, upper=upper,
+                                         rng=np.random.default_rng(s)), depth, "midpoint")
+               for s in seeds]
+        out.append({"upper": float(upper), "median": median,
+                    "midpoint": float(np.mean([m["purity"] for m in mid]))})
+    return out
+
+
+FIG2_EPSILONS = (0.01, 0.05, 0.1, 0.5, 1, 2, 5)
+
+
+def fig2c_noisy_rows(names=("ours 20/50/80", "close pair only 30/38/80", "uneven 30/38/100",
+                            "close pair only, uneven's domain"), *, epsilons=FIG2_EPSILONS,
+                     depths=(10, 20), reps: int = 5, n: int = 10_000):
+    """Median and midpoint purity with noise (means over seeds ``0 .. reps-1``; the data
+    drawn with seed 0) at the experiment's paper scale, for the mixtures ``names``."""
+    rows = []
+    for name in names:
+        centres, upper = MIXTURE_STEPS[name]
+        table = mixture_table(centres, n=n, upper=upper, rng=np.random.default_rng(0))
+        for depth in depths:
+            purity = {(eps, part): float(np.mean([rps_table(
+                table, epsilon=eps, depth=depth, stop_count=5, partition=part,
+                rng=np.random.default_rng(s)).diagnostics["purity"] for s in range(reps)]))
+                for eps in epsilons for part in ("median", "midpoint")}
+            rows.append({"mixture": name, "depth": depth, "purity": purity})
+    return rows
+
+
+def fig2c_mixture(args) -> None:
+    seeds = range(args.seeds)
+    print(f"Noise-free, stop count 5, n = {args.n}, data seeds 0-{args.seeds - 1} (means); "
+          "midpoint cells after depth/5 halvings per attribute")
+    print("| mixture | domain | depth | median | midpoint | median - midpoint | median higher "
+          "| midpoint cell | midpoint: rows in leaves the depth stopped (purity) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in fig2c_mixture_rows(seeds=seeds, n=args.n):
+        print(f"| {r['mixture']} | [{r['lower']:g}, {r['upper']:g}] | {r['depth']} | "
+              f"{r['median']:.4f} | {r['midpoint']:.4f} | {r['diff']:+.4f} | "
+              f"{r['median_wins']} of {r['seeds']} | {r['cell']:.1f} | "
+              f"{r['capped_share']:.0%} ({r['capped_purity']:.3f}) |")
+    rows = fig2c_range_rows(seeds=seeds, n=args.n)
+    print(f"\nclose pair 30/38/80, depth 20, noise-free: the public upper bound alone "
+          f"(median {rows[0]['median']:.4f} whatever the bound)")
+    print("| upper bound | midpoint | median - midpoint |")
+    print("|---|---|---|")
+    for r in rows:
+        print(f"| {r['upper']:g} | {r['midpoint']:.4f} | {r['median'] - r['midpoint']:+.4f} |")
+    if args.noisy:
+        print(f"\nWith noise ({args.reps} seeds, data seed 0): median / midpoint per epsilon")
+        print("| mixture | depth | " + " | ".join(f"ε={e:g}" for e in FIG2_EPSILONS) + " |")
+        print("|---|---|" + "---|" * len(FIG2_EPSILONS))
+        for r in fig2c_noisy_rows(reps=args.reps, n=args.n):
+            cells = [f"{r['purity'][(e, 'median')]:.3f} / {r['purity'][(e, 'midpoint')]:.3f}"
+                     for e in FIG2_EPSILONS]
+            print(f"| {r['mixture']} | {r['depth']} | " + " | ".join(cells) + " |")
+
+
 def fig3(args) -> None:
     from privpub.metrics.classification import accuracy_cv_nb, accuracy_transfer_nb
 
@@ -446,6 +603,17 @@ def fig3_labels_main(seeds=(0, 1, 2)) -> None:
               f"{r['transfer_release']:.3f} / {r['transfer_relabelled']:.3f} |")
 
 
+def _positive(text: str) -> int:
+    """argparse type: an integer >= 1 (otherwise a one-line usage error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m privpub.probes.qardaji2012",
                                      description=__doc__.splitlines()[0])
@@ -459,6 +627,12 @@ def main() -> None:
     p.add_argument("--granularity", nargs="+", default=["1"])
     p = sub.add_parser("fig2c")
     p.add_argument("--reps", type=int, default=5)
+    p = sub.add_parser("fig2c-mixture")
+    p.add_argument("--seeds", type=_positive, default=5, help="data seeds (noise-free tables)")
+    p.add_argument("--n", type=_positive, default=10_000)
+    p.add_argument("--noisy", action="store_true",
+                   help="also the paper-scale grid with noise (epsilon 0.01-5, depths 10, 20)")
+    p.add_argument("--reps", type=_positive, default=5, help="noise seeds with --noisy")
     p = sub.add_parser("fig3")
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--epsilons", nargs="+", type=float, default=[0.01, 0.1, 1])
@@ -467,7 +641,8 @@ def main() -> None:
     if args.probe == "fig3-labels":
         fig3_labels_main()
         return
-    {"fig5": fig5, "fig1": fig1, "fig2c": fig2c, "fig3": fig3}[args.probe](args)
+    {"fig5": fig5, "fig1": fig1, "fig2c": fig2c, "fig2c-mixture": fig2c_mixture,
+     "fig3": fig3}[args.probe](args)
 
 
 if __name__ == "__main__":

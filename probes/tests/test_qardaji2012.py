@@ -8,6 +8,8 @@
 - The paper's removal-only reading is not DP (an empty region's exact zero), is
   registered as non-private, and is stored as such by the runner.
 - Fig. 1's budget probe: no split over levels makes depth 50 best (small, fast version).
+- Fig. 2(c)'s mixture probe: the public range the midpoint halves flips the noise-free
+  order at depth 20 (3 data seeds), and the notes quote the probe's numbers.
 """
 
 from __future__ import annotations
@@ -335,3 +337,50 @@ def test_fig3_leaf_majority_labels_lift_cv_above_the_original():
     for quoted in ("0.876-0.878", "0.797-0.798", "0.839-0.847", "0.848-0.854",
                    "python -m privpub.probes.qardaji2012 fig3-labels"):
         assert quoted in notes, quoted
+
+
+# --------------------------------------------------------------------------- fig2c mixture
+def test_mixture_table_widens_the_domain_and_keeps_the_rows():
+    a = qardaji2012.mixture_table((30.0, 38.0, 80.0), n=500, rng=np.random.default_rng(3))
+    b = qardaji2012.mixture_table((30.0, 38.0, 80.0), n=500, upper=160.0,
+                                  rng=np.random.default_rng(3))
+    assert a.data.equals(b.data)
+    assert a.schema["x0"].domain == (-7.0, 140.0) and b.schema["x0"].domain == (-7.0, 160.0)
+    with pytest.raises(ValueError, match="clip"):
+        qardaji2012.mixture_table((30.0, 38.0, 100.0), n=50, upper=150.0,
+                                  rng=np.random.default_rng(0))
+
+
+def test_fig2c_mixture_the_range_the_midpoint_halves_flips_depth_20():
+    """Fig. 2(c)'s notes: noise-free at depth 20 the close pair alone (30/38/80) favours the
+    midpoint like ours, the uneven mixture (30/38/100) the median; the same close-pair rows
+    with the uneven mixture's public domain [-7, 160] favour the median too, so what flips
+    is the range the midpoint halves (its cells 9.2 -> 10.4 wide), not the far rows: more
+    rows stay in depth-stopped cells, less pure than the median's leaves. Every difference
+    is under 0.01 (3 data seeds here; the notes quote 5)."""
+    steps = {k: qardaji2012.MIXTURE_STEPS[k] for k in (
+        "ours 20/50/80", "close pair only 30/38/80", "uneven 30/38/100",
+        "close pair only, uneven's domain")}
+    rows = {r["mixture"]: r for r in qardaji2012.fig2c_mixture_rows(
+        steps, seeds=range(3), depths=(20,))}
+    ours, pair = rows["ours 20/50/80"], rows["close pair only 30/38/80"]
+    uneven, pair_wide = rows["uneven 30/38/100"], rows["close pair only, uneven's domain"]
+    assert ours["diff"] < -0.002 and pair["diff"] < -0.002
+    assert uneven["diff"] > 0.0015 and pair_wide["diff"] > 0.0015
+    assert all(abs(r["diff"]) < 0.01 for r in rows.values())
+    # the median does not depend on the public domain; the midpoint does
+    assert pair_wide["median"] == pair["median"]
+    assert pair["cell"] == pytest.approx(147 / 16) and pair_wide["cell"] == pytest.approx(167 / 16)
+    assert pair_wide["capped_share"] > pair["capped_share"] + 0.05
+    assert max(pair["capped_purity"], pair_wide["capped_purity"]) < pair["median"] - 0.02
+    # ours: the depth-stopped cells are almost pure, so coarser cells cost little
+    assert ours["capped_purity"] > 0.99
+
+
+def test_fig2c_notes_state_the_mixture_cause():
+    notes = yaml.safe_load((CONF / "experiment" / "qardaji2012_fig2.yaml").read_text())
+    text = " ".join(notes["notes"].split())
+    assert "no probe yet" not in text
+    assert "python -m privpub.probes.qardaji2012 fig2c-mixture" in text
+    for quoted in ("0.9028", "0.9083", "0.9017", "0.9062", "0.9040"):
+        assert quoted in text, quoted
