@@ -1,10 +1,14 @@
-"""The probes behind farias2021 Fig. 5's notes.
+"""The probes behind farias2021's notes (Fig. 5, Fig. 6, Table 2).
 
 - ShiftedLocalPrivTopk's noise-free limit (B -> inf) picks the top-k *by degree*, so its
   plateau is |EBC top-k ∩ degree top-k| / k; LocalPrivTopk's noise-free limit picks nodes of
   small degree (the inversion of Sec 4) and swapping delta^EBC for Sec 4.2's delta
   replacement removes it. Shown on a small graph built for it, and on Enron with the
   numbers the notes quote (``python -m privpub.probes.farias2021``, which this test runs).
+- Fig. 6 (``fig6-local-gain``): with the authors' ACS class (column 10) LocalDiffPID3 gains
+  about the paper's 11 points over GlobalDiffPID3, with ours (the last column) nothing.
+- Table 2 (``table2-split``): no DP budget split takes the PrivateSQL-style baseline off
+  chance; the paper's accuracy needs noise of scale about 5 per count.
 """
 
 from __future__ import annotations
@@ -80,4 +84,80 @@ def test_notes_quote_the_other_graphs_probe_numbers():
     notes = _notes()
     for quoted in ("1.00 / 1.00 / 0.95", "0.80 / 0.90 / 0.85", "0.00 / 0.00 / 0.00",
                    "0.20 / 0.10 / 0.10"):
+        assert quoted in notes, quoted
+
+
+# ------------------------------------------------------------------ Fig. 6: local gain
+CONFIG6 = ROOT / "conf" / "experiment" / "farias2021_fig6.yaml"
+CONFIG_T2 = ROOT / "conf" / "experiment" / "farias2021_table2.yaml"
+
+
+def _notes_of(path) -> str:
+    return " ".join(yaml.safe_load(path.read_text())["notes"].split())
+
+
+@needs_data("acs")
+def test_acs_class_reading_moves_local_gain_to_the_papers():
+    """With the class the authors' later code predicts (ACS column 10), LocalDiffPID3 gains
+    about 11 points over GlobalDiffPID3 at depth 5, eps = 0.05 (paper: up to 11%); with ours
+    (the last column, 92.8% one class) the variants are within 2 points. And its noise-free
+    limit is below Global's at depth 2: the inversion the paper describes on ACS."""
+    acs = load_dataset("acs")
+    theirs, ours = probe.with_class(acs, "10"), probe.with_class(acs, "22")
+    gain = {name: probe.cv_accuracy(t, epsilon=0.05, depth=5, variant="local", reps=2)
+            - probe.cv_accuracy(t, epsilon=0.05, depth=5, variant="global", reps=2)
+            for name, t in (("theirs", theirs), ("ours", ours))}
+    assert gain["theirs"] > 0.07
+    assert abs(gain["ours"]) < 0.02
+    free = {v: probe.noise_free_cv(theirs, depth=2, variant=v) for v in ("global", "local")}
+    assert free["local"] < free["global"] - 0.02
+    notes = _notes_of(CONFIG6)
+    assert "fig6-local-gain" in notes and "no probe yet" not in notes
+
+
+@needs_data("nltcs")
+def test_nltcs_sensitivity_ratio_at_the_root():
+    """Delta IG / LS^IG(T, 0) of the root's best attribute on NLTCS (class: last column),
+    and how many times local dampening sharpens the root's choice: the numbers the notes
+    quote (a ratio of about 4, not the paper's 'one order of magnitude')."""
+    ratios = probe.sensitivity_ratios(probe.with_class(load_dataset("nltcs"), "15"), depth=2)
+    assert ratios[0]["nodes"] == 1 and ratios[1]["nodes"] == 2
+    assert ratios[0]["global / local"] == pytest.approx(4.1, abs=0.05)
+    assert ratios[0]["sharpening"] == pytest.approx(7.2, abs=0.05)
+    notes = _notes_of(CONFIG6)
+    for quoted in ("4.1", "7.2"):
+        assert quoted in notes, quoted
+
+
+# ------------------------------------------------------------------ Table 2: PSQL split
+def test_psql_probe_is_the_shipped_baseline_at_our_split():
+    """The probe's release with the scale n S(D) / B draws what privatesql_topk draws."""
+    from privpub.baselines.privatesql import privatesql_topk, view_sensitivity
+
+    graph = load_dataset("karate")
+    views, masks = probe.psql_views(graph)
+    d = int(graph.degrees().max())
+    scale = graph.n_nodes * view_sensitivity(d) / 10.0
+    for seed in range(3):
+        shipped = privatesql_topk(graph, epsilon=10.0, k=3, rng=np.random.default_rng(seed))
+        ours = probe.psql_topk(views, masks, scale=scale, k=3, rng=np.random.default_rng(seed))
+        assert list(shipped.value.items) == ours.tolist()
+
+
+@needs_data("email_enron")
+def test_no_dp_split_reaches_the_papers_psql():
+    """Enron samples, B = 10: every split that is DP under edge neighbours stays at chance
+    (about k / 50); the paper's 0.21 needs a Laplace scale of about 5 per count, i.e. B / n
+    per view with sensitivity 1 per count, which is not DP (a view's counts move together)."""
+    graphs = [load_dataset("email_enron_bfs", sample=s) for s in range(10)]
+    acc = {label: probe.psql_split_accuracy(graphs, scale_of=fn, budget=10.0, runs=2)
+           for label, (fn, _) in probe.PSQL_SPLITS.items()}
+    for label, (_, relation) in probe.PSQL_SPLITS.items():
+        if relation is not None:  # DP (under edge neighbours, the 1448 one for D <= 32)
+            assert acc[label] < 0.08, label
+    assert 0.14 < acc["B / n, sensitivity 1 per count"] < 0.28
+    assert acc["whole B per view, sensitivity 1"] > 0.9
+    notes = _notes_of(CONFIG_T2)
+    assert "table2-split" in notes and "no probe yet" not in notes
+    for quoted in ("0.209", "0.250", "0.263"):
         assert quoted in notes, quoted
