@@ -38,7 +38,7 @@ def test_no_deviation_is_left_without_a_probe():
 
 
 @pytest.mark.parametrize("module,subcommand", sorted({
-    (m.group(1), m.group(2)) for _, _, m in _hits(PROBE_COMMAND)}), ids=str)
+    (m.group(1), m.group(2) or "") for _, _, m in _hits(PROBE_COMMAND)}), ids=str)
 def test_every_quoted_probe_command_exists(module, subcommand):
     """``python -m privpub.probes.<paper> [<subcommand>]`` in a note runs that module, and the
     subcommand is one its parser defines."""
