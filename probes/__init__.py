@@ -8,6 +8,8 @@ reading beside ours"). Each paper's probe is one module, run as
 data; ``probes/tests`` pin them.
 
 - :mod:`privpub.probes.day2016`: the L1 bound behind Table 2 and the self-loops behind Table 1.
+- :mod:`privpub.probes.epasto2022`: readings of smooth k-anonymity and of the dblp / adult
+  matrices behind Table 1, non-smooth vs Mondrian (Fig. 3a/b).
 - :mod:`privpub.probes.farias2021`: the noise-free limits of the PrivTopk variants (Fig. 5).
 - :mod:`privpub.probes.qardaji2012`: ablations of RPS (Figs 1-5).
 - :mod:`privpub.probes.sala2011`: the structure of the Pygmalion graphs (Figs 6-9, Table 1).
