@@ -45,6 +45,8 @@ def test_every_quoted_probe_command_exists(module, subcommand):
     spec = importlib.util.find_spec(f"privpub.probes.{module}")
     assert spec is not None, f"privpub.probes.{module} does not exist"
     if subcommand:
-        source = Path(spec.origin).read_text()
+        files = (Path(spec.origin).parent.glob("*.py") if spec.submodule_search_locations
+                 else [Path(spec.origin)])
+        source = "".join(f.read_text() for f in files)
         assert re.search(rf"add_parser\(\s*[\"']{re.escape(subcommand)}[\"']", source), (
             f"privpub.probes.{module} has no subcommand {subcommand!r}")

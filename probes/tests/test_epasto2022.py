@@ -24,7 +24,7 @@ import yaml
 from privpub.algorithms.clustering import clustered_release, smooth_clusters
 from privpub.data import load_dataset
 from privpub.data.synthetic import bipartite_sbm
-from privpub.probes import epasto2022 as probe
+from privpub.probes.epasto2022 import table1 as probe
 from privpub.probes.support import needs_data
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,8 @@ import yaml
 import privpub.baselines  # noqa: F401
 from privpub.data import load_dataset
 from privpub.metrics.binary_classification import accuracy_mlp_binary
-from privpub.probes import epasto2022_fig7 as probe
+from privpub.probes.epasto2022 import fig7 as probe
+from privpub.probes.epasto2022 import main as probes_main
 from privpub.probes.support import needs_data
 from privpub.types import LabelledMatrix
 
@@ -53,7 +54,7 @@ def test_pure_noise_is_the_limit_and_independent_accuracy():
 
 def test_bad_arguments_exit_2():
     with pytest.raises(SystemExit) as exc:
-        probe.main(["fig7", "--reps", "0"])
+        probes_main(["fig7", "--reps", "0"])
     assert exc.value.code == 2
 
 

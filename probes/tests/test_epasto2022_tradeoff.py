@@ -21,7 +21,8 @@ import privpub.mechanisms  # noqa: F401
 import privpub.metrics  # noqa: F401
 from privpub.mechanisms.smooth_k_anonymity import smooth_k_anonymity
 from privpub.metrics.sets import suppressed_fraction
-from privpub.probes import epasto2022_tradeoff as probe
+from privpub.probes.epasto2022 import main as probes_main
+from privpub.probes.epasto2022 import tradeoff as probe
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "conf" / "experiment" / "epasto2022_tradeoff.yaml"
@@ -78,7 +79,7 @@ def test_small_clusters_lose_in_block_entries(runs):
 def test_bad_arguments_exit_2():
     for argv in (["tradeoff-sbm", "--reps", "0"], ["tradeoff-sbm", "--k", "1"]):
         with pytest.raises(SystemExit) as exc:
-            probe.main(argv)
+            probes_main(argv)
         assert exc.value.code == 2
 
 

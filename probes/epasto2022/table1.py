@@ -1,9 +1,6 @@
 """Probes behind epasto2022 Table 1's and Fig. 3a/b's notes: which reading of the paper
-moves our smooth / non-smooth k-anonymity numbers on dblp and adult toward the paper's.
-
-    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.epasto2022 table1-dblp
-    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.epasto2022 table1-adult
-    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.epasto2022 fig3-nonsmooth
+moves our smooth / non-smooth k-anonymity numbers on dblp and adult toward the paper's
+(subcommands ``table1-dblp``, ``table1-adult``, ``fig3-nonsmooth``).
 
 :func:`clusters` rebuilds the clustering of ``privpub.algorithms.clustering`` (distinct
 rows, facility costs, Meyerson's passes over random orders, closing small facilities, the
@@ -38,7 +35,6 @@ Seeds are 0 .. reps-1 (``numpy.random.default_rng(seed)``), not the runner's.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, replace
 
 import numba as nb
@@ -64,7 +60,7 @@ from privpub.types import as_binary_matrix
 
 __all__ = ["Reading", "clusters", "release", "scores", "cluster_sizes", "compare_readings",
            "dblp_variants", "adult_variants", "matrix_stats", "nonsmooth_vs_mondrian",
-           "readings_for", "PAPER_TABLE1", "main"]
+           "readings_for", "PAPER_TABLE1"]
 
 #: epasto2022 Table 1 (k = 8): (Jaccard, suppressed, created) as fractions.
 PAPER_TABLE1 = {
@@ -450,44 +446,48 @@ def _table1(dataset: str, variants: dict, *, k: int, reps: int, mondrian: bool) 
             mon = " |" if mondrian else ""
 
 
-def main(argv=None) -> None:
+def _print_fig3(args) -> None:
     from privpub.data import load_dataset
 
-    parser = argparse.ArgumentParser(prog="python -m privpub.probes.epasto2022",
-                                     description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="probe", required=True)
+    for name in args.datasets:
+        m = load_dataset(name)
+        rows = nonsmooth_vs_mondrian(m, ks=args.ks, reps=args.reps)
+        labels = [lab for lab in rows[0] if lab not in ("k", "mondrian")]
+        print(f"\n{name}: Jaccard of Mondrian and of non-smooth (intersection of each "
+              f"cluster), seeds 0..{args.reps - 1}; in brackets the number of distinct "
+              "rows in an average row's cluster\n")
+        print("| k | Mondrian | " + " | ".join(f"non-smooth, {lab}" for lab in labels)
+              + " |")
+        print("|---|---|" + "---|" * len(labels))
+        for r in rows:
+            mon = r["mondrian"]
+            print(f"| {r['k']} | {mon[0]:.3f} ({mon[1]:.1f}) | " + " | ".join(
+                f"{r[lab][0]:.3f} ({r[lab][1]:.1f})" for lab in labels) + " |",
+                flush=True)
+
+
+def _check(args) -> str | None:
+    ks = getattr(args, "ks", None) or [args.k]
+    if args.reps < 1 or any(k < 2 for k in ks):
+        return "--reps must be >= 1 and every k >= 2"
+    return None
+
+
+def add_table1_parsers(sub) -> None:
+    """Register ``table1-dblp``, ``table1-adult`` and ``fig3-nonsmooth`` on an argparse
+    subparsers object."""
     p = sub.add_parser("table1-dblp", help="readings and matrices behind dblp's Table 1 row")
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--k", type=int, default=8)
+    p.set_defaults(run=lambda a: _table1("dblp_binary", dblp_variants(), k=a.k, reps=a.reps,
+                                         mondrian=False), check=_check)
     p = sub.add_parser("table1-adult", help="readings and matrices behind adult's row")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--k", type=int, default=8)
+    p.set_defaults(run=lambda a: _table1("adult_binary", adult_variants(), k=a.k,
+                                         reps=a.reps, mondrian=True), check=_check)
     p = sub.add_parser("fig3-nonsmooth", help="non-smooth vs Mondrian at k <= 8")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--datasets", nargs="+", default=["adult_binary", "playstore_binary"])
     p.add_argument("--ks", nargs="+", type=int, default=[2, 3, 4, 5, 6, 8])
-    args = parser.parse_args(argv)
-    if args.probe == "table1-dblp":
-        _table1("dblp_binary", dblp_variants(), k=args.k, reps=args.reps, mondrian=False)
-    elif args.probe == "table1-adult":
-        _table1("adult_binary", adult_variants(), k=args.k, reps=args.reps, mondrian=True)
-    else:
-        for name in args.datasets:
-            m = load_dataset(name)
-            rows = nonsmooth_vs_mondrian(m, ks=args.ks, reps=args.reps)
-            labels = [lab for lab in rows[0] if lab not in ("k", "mondrian")]
-            print(f"\n{name}: Jaccard of Mondrian and of non-smooth (intersection of each "
-                  f"cluster), seeds 0..{args.reps - 1}; in brackets the number of distinct "
-                  "rows in an average row's cluster\n")
-            print("| k | Mondrian | " + " | ".join(f"non-smooth, {lab}" for lab in labels)
-                  + " |")
-            print("|---|---|" + "---|" * len(labels))
-            for r in rows:
-                mon = r["mondrian"]
-                print(f"| {r['k']} | {mon[0]:.3f} ({mon[1]:.1f}) | " + " | ".join(
-                    f"{r[lab][0]:.3f} ({r[lab][1]:.1f})" for lab in labels) + " |",
-                    flush=True)
-
-
-if __name__ == "__main__":
-    main()
+    p.set_defaults(run=_print_fig3, check=_check)

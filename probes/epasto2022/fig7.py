@@ -3,9 +3,6 @@ response scores *below* the majority-class share at small epsilon.
 
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.epasto2022 fig7 [--reps 10]
 
-(this module is to be folded into :mod:`privpub.probes.epasto2022`; until then run it as
-``python -m privpub.probes.epasto2022_fig7 fig7``.)
-
 One run (:func:`fig7_run`) releases Adult's 99 one-hot features with
 :func:`~privpub.baselines.randomized_response.randomized_response_node` (or, at
 ``epsilon = 0``, with :func:`pure_noise_release`: every entry a fair coin, the eps -> 0
@@ -32,7 +29,6 @@ not the runner's, so numbers differ from the experiment's within its standard er
 
 from __future__ import annotations
 
-import argparse
 import warnings
 
 import numpy as np
@@ -46,7 +42,7 @@ from privpub.types import as_binary_matrix
 
 __all__ = ["CLASSIFIERS", "streams", "pure_noise_release", "release", "fit_classifier",
            "independent_accuracy", "class_shares", "ones_per_row", "fig7_run", "fig7_table",
-           "add_fig7_parser", "main"]
+           "add_fig7_parser"]
 
 #: The metric's network and the swaps: a linear model, early stopping, a stronger penalty.
 CLASSIFIERS = ("mlp", "logistic", "mlp_early_stopping", "mlp_alpha")
@@ -216,19 +212,10 @@ def add_fig7_parser(sub) -> None:
     p.add_argument("--eps", nargs="+", type=float, default=[1.0, 0.0],
                    help="epsilons; 0 = pure noise (the eps -> 0 limit)")
     p.add_argument("--classifiers", nargs="+", choices=CLASSIFIERS, default=list(CLASSIFIERS))
-    p.set_defaults(run=_print_fig7)
+    p.set_defaults(check=_check, run=_print_fig7)
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m privpub.probes.epasto2022_fig7",
-                                     description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="probe", required=True)
-    add_fig7_parser(sub)
-    args = parser.parse_args(argv)
+def _check(args) -> str | None:
     if args.reps < 1 or any(e < 0 for e in args.eps):
-        parser.error("--reps must be >= 1 and every --eps >= 0")
-    args.run(args)
-
-
-if __name__ == "__main__":
-    main()
+        return "--reps must be >= 1 and every --eps >= 0"
+    return None

@@ -3,9 +3,6 @@ small k than at k = 24 on the stochastic block model.
 
     python -m privpub.probes.epasto2022 tradeoff-sbm [--reps 10] [--k 2 3 4 ...]
 
-(this module is to be folded into :mod:`privpub.probes.epasto2022`; until then run it as
-``python -m privpub.probes.epasto2022_tradeoff tradeoff-sbm``.)
-
 One run (:func:`tradeoff_run`) clusters the SBM's rows exactly as
 :func:`~privpub.mechanisms.smooth_k_anonymity.smooth_k_anonymity` does
 (:func:`~privpub.algorithms.clustering.smooth_clusters`, same defaults, same stream) and
@@ -35,7 +32,6 @@ Diagnostics only.
 
 from __future__ import annotations
 
-import argparse
 from functools import cache
 
 import numpy as np
@@ -51,8 +47,7 @@ from privpub.types import as_binary_matrix
 
 __all__ = ["DATASET", "K_GRID", "sbm_truth", "sbm_parameters", "release_at_least_half",
            "suppression_split", "binomial_suppression", "size_summary",
-           "suppression_by_size", "tradeoff_run", "tradeoff_table", "add_tradeoff_parser",
-           "main"]
+           "suppression_by_size", "tradeoff_run", "tradeoff_table", "add_tradeoff_parser"]
 
 DATASET = "sbm_epasto"
 #: The experiment's k grid (conf/experiment/epasto2022_tradeoff.yaml).
@@ -281,19 +276,10 @@ def add_tradeoff_parser(sub) -> None:
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--k", nargs="+", type=int, default=list(K_GRID))
     p.add_argument("--dataset", default=DATASET, choices=("sbm_epasto", "sbm_small"))
-    p.set_defaults(run=_print_tradeoff)
+    p.set_defaults(check=_check, run=_print_tradeoff)
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m privpub.probes.epasto2022_tradeoff",
-                                     description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="probe", required=True)
-    add_tradeoff_parser(sub)
-    args = parser.parse_args(argv)
+def _check(args) -> str | None:
     if args.reps < 1 or any(k < 2 for k in args.k):
-        parser.error("--reps must be >= 1 and every --k >= 2")
-    args.run(args)
-
-
-if __name__ == "__main__":
-    main()
+        return "--reps must be >= 1 and every --k >= 2"
+    return None
