@@ -33,6 +33,9 @@ from privpub.errors import NotApplicableError, PrivpubError
 from privpub.types import Release
 from privpub.validation import check_fraction, check_k, check_positive_int, check_rng
 
+#: ``_close_small``'s order when none is given: fewest users first (ours).
+_FEWEST_FIRST = np.empty(0, np.int64)
+
 __all__ = [
     "smooth_clusters",
     "clustered_release",
@@ -377,9 +380,38 @@ def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, nea
 
 
 @nb.njit(cache=True, nogil=True)
-def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_cols, k):
-    """Close open facilities with fewer than k users (fewest first, ties lowest index) and
-    move their users to the nearest open facility, until every open one has >= k."""
+def _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, indptr, indices,
+                norms, col_ptr, fac_fill, fac_list, cnt, touched):
+    """Close facility ``f`` and move each of its users to its nearest open facility; returns
+    the advanced cursor into ``by_norm`` (open facilities by (norm, index))."""
+    opened[f] = False
+    while ptr < by_norm.size and not opened[by_norm[ptr]]:
+        ptr += 1
+    minnorm = by_norm[ptr] if ptr < by_norm.size else -1
+    p = head[f]
+    head[f] = -1
+    size[f] = 0
+    while p >= 0:
+        q = nxt[p]
+        d, g = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, opened,
+                        cnt, touched, minnorm)
+        assign[p] = g
+        size[g] += weights[p]
+        nxt[p] = head[g]
+        head[g] = p
+        p = q
+    return ptr
+
+
+@nb.njit(cache=True, nogil=True)
+def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_cols, k, order):
+    """Close open facilities with fewer than k users and move their users to the nearest open
+    facility, until every open one has >= k.
+
+    ``order`` empty: fewest users first, ties lowest index (ours). Otherwise each facility
+    is visited once in ``order`` (Appendix D's "arbitrary order", a reading the probes
+    compare) and closed if it has fewer than k users then; open facilities only grow, so
+    one pass suffices. Returns (assign, number closed)."""
     n = norms.size
     fac_fill = np.zeros(n_cols, np.int64)
     fac_list = np.empty(col_ptr[n_cols], np.int64)
@@ -400,14 +432,23 @@ def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_co
         size[f] += weights[p]
         nxt[p] = head[f]
         head[f] = p
+    cnt = np.zeros(n, np.int64)
+    touched = np.empty(n, np.int64)
+    n_closed = 0
+    if order.size > 0:
+        for t in range(order.size):
+            f = order[t]
+            if not opened[f] or size[f] >= k or n_closed == facs.size - 1:
+                continue
+            ptr = _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights,
+                              indptr, indices, norms, col_ptr, fac_fill, fac_list, cnt, touched)
+            n_closed += 1
+        return assign, n_closed
     heap = [(np.int64(0), np.int64(0))]
     heap.pop()
     for f in facs:
         if size[f] < k:
             heapq.heappush(heap, (size[f], f))
-    cnt = np.zeros(n, np.int64)
-    touched = np.empty(n, np.int64)
-    n_closed = 0
     while len(heap) > 0:
         s, f = heapq.heappop(heap)
         if not opened[f] or size[f] >= k:
@@ -415,23 +456,9 @@ def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_co
         if size[f] != s:
             heapq.heappush(heap, (size[f], f))
             continue
-        opened[f] = False
+        ptr = _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, indptr,
+                          indices, norms, col_ptr, fac_fill, fac_list, cnt, touched)
         n_closed += 1
-        while ptr < by_norm.size and not opened[by_norm[ptr]]:
-            ptr += 1
-        minnorm = by_norm[ptr] if ptr < by_norm.size else -1
-        p = head[f]
-        head[f] = -1
-        size[f] = 0
-        while p >= 0:
-            q = nxt[p]
-            d, g = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, opened,
-                            cnt, touched, minnorm)
-            assign[p] = g
-            size[g] += weights[p]
-            nxt[p] = head[g]
-            head[g] = p
-            p = q
     return assign, n_closed
 
 
@@ -581,7 +608,7 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
     _, is_open, assign, total = solutions[0]
     n_opened = int(is_open.sum())
     assign, n_closed = _close_small(is_open, assign.copy(), indptr, indices, norms, weights,
-                                    col_ptr, n_cols, int(k))
+                                    col_ptr, n_cols, int(k), _FEWEST_FIRST)
     return assign, float(total), n_opened, int(n_closed)
 
 

@@ -37,19 +37,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numba as nb
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from privpub.algorithms.binary import check_binary_input, cluster_support
 from privpub.algorithms.clustering import (
+    _FEWEST_FIRST,
     _close_small,
     _csc_points,
     _knn_sums,
     _meyerson,
-    _nearest,
-    _open_facility,
     _relabel,
     distinct_rows,
     lsh_chunks,
@@ -89,58 +87,6 @@ class Reading:
 OURS = Reading()
 
 
-@nb.njit(cache=True, nogil=True)
-def _close_in_order(is_open, assign, indptr, indices, norms, weights, col_ptr, n_cols, k,
-                    order):
-    """App. D's closing step with the facilities visited once in ``order`` (an "arbitrary
-    order"): each one with fewer than k users when its turn comes closes and its users move
-    to their nearest open facility (ties to the lowest index, as ``_close_small``). Sizes of
-    open facilities only grow, so one pass leaves every open facility with >= k users."""
-    n = norms.size
-    fac_fill = np.zeros(n_cols, np.int64)
-    fac_list = np.empty(col_ptr[n_cols], np.int64)
-    opened = np.zeros(n, np.bool_)
-    for f in range(n):
-        if is_open[f]:
-            _open_facility(f, indptr, indices, col_ptr, fac_fill, fac_list, opened)
-    facs = np.flatnonzero(opened)
-    by_norm = facs[np.argsort(norms[facs] * (n + 1) + facs)]
-    ptr = 0
-    size = np.zeros(n, np.int64)
-    head = np.full(n, -1, np.int64)
-    nxt = np.full(n, -1, np.int64)
-    for p in range(n):
-        f = assign[p]
-        size[f] += weights[p]
-        nxt[p] = head[f]
-        head[f] = p
-    cnt = np.zeros(n, np.int64)
-    touched = np.empty(n, np.int64)
-    n_open = facs.size
-    for t in range(order.size):
-        f = order[t]
-        if not opened[f] or size[f] >= k or n_open == 1:
-            continue
-        opened[f] = False
-        n_open -= 1
-        while ptr < by_norm.size and not opened[by_norm[ptr]]:
-            ptr += 1
-        minnorm = by_norm[ptr] if ptr < by_norm.size else -1
-        p = head[f]
-        head[f] = -1
-        size[f] = 0
-        while p >= 0:
-            q = nxt[p]
-            d, g = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, opened,
-                            cnt, touched, minnorm)
-            assign[p] = g
-            size[g] += weights[p]
-            nxt[p] = head[g]
-            head[g] = p
-            p = q
-    return assign
-
-
 # --------------------------------------------------------------------------- clustering
 def _block(m: sp.csr_array, k: int, reading: Reading, rng) -> tuple[np.ndarray, int]:
     """Steps 0-4 on one block of rows, as ``clustering._cluster_block`` with the facility
@@ -165,13 +111,12 @@ def _block(m: sp.csr_array, k: int, reading: Reading, rng) -> tuple[np.ndarray, 
         if best is None or total < best[2]:
             best = (is_open, assign, total)
     if reading.close_order == "fewest":
-        assign, _ = _close_small(best[0], best[1].copy(), indptr, indices, norms, weights,
-                                 col_ptr, n_cols, int(k))
+        order = _FEWEST_FIRST
     else:
         order = (np.arange(n, dtype=np.int64) if reading.close_order == "index"
                  else rng.permutation(n).astype(np.int64))
-        assign = _close_in_order(best[0], best[1].copy(), indptr, indices, norms, weights,
-                                 col_ptr, n_cols, int(k), order)
+    assign, _ = _close_small(best[0], best[1].copy(), indptr, indices, norms, weights,
+                             col_ptr, n_cols, int(k), order)
     return _relabel(assign[inverse])
 
 

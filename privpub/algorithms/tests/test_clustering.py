@@ -135,7 +135,8 @@ def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     assert total == pytest.approx(fcost[opened].sum() + (weights * dist).sum())
     # lower-bound step: every remaining facility has >= k users, nothing is lost
     final, _ = clu._close_small(is_open, assign.copy(), indptr, indices, norms,
-                                weights.astype(np.int64), col_ptr, points.shape[1], 4)
+                                weights.astype(np.int64), col_ptr, points.shape[1], 4,
+                                clu._FEWEST_FIRST)
     sizes = np.bincount(final, weights=weights)
     assert sizes[sizes > 0].min() >= 4 and sizes.sum() == x.shape[0]
 
