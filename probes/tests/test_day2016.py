@@ -6,6 +6,9 @@
   graphs), and the published DBLP cells at theta = 128 exceed it; the notes quote it.
 - Fig. 3: Truncation's theta sweep may stop at the first power of two >= d_max: larger
   thetas release the same noise-free histogram with more noise.
+- Fig. 5: the probe's candidate errors are the shipped Oracle's and Q-Best's releases, and
+  the per-run Oracle (chosen after the noise) is far below a fixed Oracle (chosen before
+  it), which is where Q-Best lies; the notes quote the paper-scale numbers.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ import privpub.mechanisms  # noqa: F401
 from privpub.data import load_dataset
 from privpub.noise import noise_off
 from privpub.probes.day2016 import (
+    CandidateErrors,
+    after_noise_share,
+    fig5_candidate_errors,
+    fig5_oracle_rows,
     l1_upper_bound,
+    oracle_readings,
     raw_edges,
     self_loops_in_lcc,
     table2_bound_cells,
@@ -147,4 +155,82 @@ def test_drop_theta_bin_is_the_closest_reading_on_facebook():
     notes = " ".join(spec["notes"].split())
     for quoted in ("3,194 / 1,373 / 898", "3,276 / 1,386 / 903", "5,144 / 2,032 / 1,128",
                    "python -m privpub.probes.day2016 --theta-bin"):
+        assert quoted in notes, quoted
+
+
+# --------------------------------------------------------------------------- Fig. 5 oracles
+@pytest.mark.parametrize("family, oracle, qbest", [
+    ("hist", "theta_omega_histogram_oracle", "theta_omega_histogram_qbest"),
+    ("cumulative", "theta_cumulative_oracle", "theta_cumulative_qbest"),
+])
+def test_fig5_candidate_errors_are_the_shipped_releases(family, oracle, qbest):
+    """Run 0's least error is the shipped Oracle's L1 for the same seed (same noise), and
+    without noise Q-Best's column is the shipped Q-Best's L1: the probe changes only which
+    candidate is read."""
+    from privpub.data import chung_lu
+    from privpub.mechanisms import theta_cumulative, theta_histogram
+    from privpub.metrics.distributions import l1
+
+    get_mechanism = {**theta_histogram.FAMILY, **theta_cumulative.FAMILY}.get
+
+    graph = chung_lu(n=600, average_degree=8.0, rng=np.random.default_rng(3))
+    truth = graph.degree_histogram()
+    for eps in (0.3, 2.0):
+        got = fig5_candidate_errors(graph, eps, family=family, runs=3, theta_max=30,
+                                    rng=np.random.default_rng(11))
+        assert got.errors.shape == (3, got.quality.size) and got.quality.size > 30 * (
+            family == "hist")
+        shipped = get_mechanism(oracle)(graph, epsilon=eps, theta_max=30,
+                                        rng=np.random.default_rng(11))
+        assert got.errors[0].min() == pytest.approx(l1(truth, shipped.value), abs=1e-12)
+        with noise_off():
+            quiet = fig5_candidate_errors(graph, eps, family=family, runs=1, theta_max=30,
+                                          rng=np.random.default_rng(0))
+            best = get_mechanism(qbest)(graph, epsilon=eps, theta_max=30,
+                                        rng=np.random.default_rng(0))
+        pick = int(np.argmax(quiet.quality))
+        assert quiet.errors[0, pick] == pytest.approx(l1(truth, best.value), abs=1e-12)
+        assert best.info["theta"] == quiet.thetas[pick]
+
+
+def test_oracle_readings_definitions():
+    """Per-run Oracle: each run's least; fixed Oracle: the column least on average over the
+    selection runs, read on the evaluation runs; Q-Best: the quality's argmax; private: the
+    exponential mechanism's average."""
+    quality = np.array([0.0, -1e9, -1e9])  # the exponential mechanism picks column 0
+    sel = CandidateErrors(np.array([[1.0, 0.5, 2.0], [1.0, 0.7, 2.0]]), quality, 1.0, 1.0,
+                          np.array([1, 2, 3]))
+    ev = CandidateErrors(np.array([[1.0, 0.8, 0.2], [1.0, 0.6, 1.8]]), quality, 1.0, 1.0,
+                         np.array([1, 2, 3]))
+    r = oracle_readings(sel, ev)
+    assert r["per_run_oracle"] == pytest.approx(0.4)  # (0.2 + 0.6) / 2
+    assert r["fixed_oracle"] == pytest.approx(0.7) and r["fixed_theta"] == 2
+    assert r["fixed_in_sample"] == pytest.approx(0.65)  # column 1 over all four runs
+    assert r["qbest"] == r["private"] == pytest.approx(1.0) and r["qbest_theta"] == 1
+    assert after_noise_share(r) == pytest.approx(0.5)  # (0.7 - 0.4) / (1.0 - 0.4)
+
+
+@needs_data("ca_hepph", "email_enron")
+def test_fig5_qbest_gap_is_the_oracle_reading():
+    """The Fig. 5 notes, small (epsilon = 1, 30 runs to choose the fixed Oracle, 10 to read):
+    Q-Best is far above the per-run Oracle on both graphs and most of that gap is choosing
+    after the noise; a fixed Oracle is within reach of Q-Best on ca-HepPh but not on
+    Email-Enron, where Eq. (1) picks a theta under half the fixed Oracle's. theta-Q-Best is
+    within 20% of the fixed theta-Oracle on both."""
+    rows = {(r["dataset"], r["family"]): r
+            for r in fig5_oracle_rows(["ca_hepph", "email_enron"], [1.0], runs=10,
+                                      select_runs=30)}
+    for name in ("ca_hepph", "email_enron"):
+        hist, cum = rows[name, "hist"], rows[name, "cumulative"]
+        assert hist["qbest"] > 1.2 * hist["per_run_oracle"]
+        assert after_noise_share(hist) > 0.5
+        assert cum["qbest"] > 1.3 * cum["per_run_oracle"]
+        assert cum["qbest"] < 1.2 * cum["fixed_oracle"]
+    assert rows["ca_hepph", "hist"]["qbest"] < 1.15 * rows["ca_hepph", "hist"]["fixed_oracle"]
+    enron = rows["email_enron", "hist"]
+    assert enron["qbest"] > 1.15 * enron["fixed_oracle"]
+    assert 2 * enron["qbest_theta"] < enron["fixed_theta"]
+    spec = yaml.safe_load((CONF / "experiment" / "day2016_fig5.yaml").read_text())
+    notes = " ".join(spec["notes"].split())
+    for quoted in ("python -m privpub.probes.day2016 fig5-oracle", "36 of 64", "62 of 64"):
         assert quoted in notes, quoted
