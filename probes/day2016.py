@@ -1,8 +1,9 @@
-"""Probes behind day2016's Table 1, Table 2 and Fig. 5 notes.
+"""Probes behind day2016's Table 1, Table 2, Fig. 4 and Fig. 5 notes.
 
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 --theta-bin
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 fig5-oracle
+    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 fig4-median
 
 - Table 2: can any projection produce the L1 the paper prints, given the fraction of edges
   the paper says it keeps? :func:`l1_upper_bound` bounds every raw-count L1 a projection
@@ -20,6 +21,11 @@
   noise) and a fixed one (the candidate of least expected error, chosen before the noise),
   from every candidate's error in the same runs (:func:`fig5_candidate_errors`,
   :func:`oracle_readings`).
+- Fig. 4 (``fig4-median``): the two claims read on the median-error run, against the
+  run-to-run noise of a median (:func:`fig4_resampled`: bootstrap, and draws of fewer runs)
+  and with Truncation's theta chosen on other runs rather than in hindsight
+  (:func:`truncation_held_out`), from the experiment's stored runs (``--results``) or fresh
+  ones (:func:`fig4_fresh_errors`).
 
 ``probes/tests/test_day2016.py`` pins the numbers the notes quote.
 """
@@ -41,7 +47,8 @@ from privpub.experiments.catalog import CONF_DIR
 __all__ = ["l1_upper_bound", "table2_bound_cells", "self_loops_in_lcc", "raw_edges",
            "theta_bin_readings", "THETA_BIN_READINGS", "FIG5_FAMILIES", "CandidateErrors",
            "fig5_candidate_errors", "oracle_readings", "after_noise_share", "fig5_oracle_rows",
-           "main"]
+           "FIG4_SERIES", "fig4_store_errors", "fig4_fresh_errors", "fig4_medians",
+           "fig4_resampled", "truncation_held_out", "fig4_median_rows", "main"]
 
 CONF = CONF_DIR / "experiment"
 CONFIG = CONF / "day2016_table2.yaml"
@@ -403,6 +410,220 @@ def fig5_oracle_main(args) -> None:
                   f"{near['private']} of {len(gr)} |")
 
 
+# --------------------------------------------------------------------------- Fig. 4 median run
+# Fig. 4's two claims, read on the run with the median L1 error: how far each verdict is
+# from flipping under the run-to-run noise, and what choosing Truncation's theta in
+# hindsight adds: ``fig4-median``; probes/tests/test_day2016.py reruns a small version.
+
+#: Fig. 4's series (the experiment's labels) and the registered mechanism of each.
+FIG4_SERIES = {"(θ,Ω)-Histogram": "theta_omega_histogram",
+               "θ-Cumulative": "theta_cumulative_histogram",
+               "θ-Constrained": "theta_constrained",
+               "Flowgraph": "flowgraph",
+               "Truncation": "truncation"}
+#: The series tuned in hindsight (its theta with the least error, day2016 Sec 4.1).
+FIG4_TUNED = "Truncation"
+
+
+def fig4_store_errors(store_dir) -> dict[str, dict[str, dict]]:
+    """Every run's L1 error in an experiment store (``<results_dir>/day2016_fig4/<scale>/
+    store``): ``{dataset: {label: {theta: errors by repetition}}}``, ``theta`` None for the
+    series without one; noise-free twins and the truth left out."""
+    from privpub.experiments.store import ResultStore
+
+    rows = ResultStore(store_dir).load()
+    if rows.empty:
+        from privpub.errors import ConfigError
+
+        raise ConfigError(f"no results in {store_dir}")
+    rows = rows[(rows["metric"] == "l1") & ~rows["noise_free"].fillna(False).astype(bool)
+                & rows["label"].isin(list(FIG4_SERIES))]
+    out: dict[str, dict[str, dict]] = {}
+    for (dataset, label), group in rows.groupby(["dataset", "label"], sort=True):
+        thetas = group["theta"] if label == FIG4_TUNED else None
+        cells = group.groupby(thetas.astype(int)) if thetas is not None else [(None, group)]
+        out.setdefault(dataset, {})[label] = {
+            (None if t is None else int(t)): g.sort_values("rep")["value"].to_numpy(float)
+            for t, g in cells}
+    return out
+
+
+def fig4_fresh_errors(graph, *, runs: int, rng, labels=tuple(FIG4_SERIES),
+                      thetas=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
+                      epsilon: float = 1.0) -> dict[str, dict]:
+    """``runs`` releases of each series of ``labels`` on ``graph`` with the registered
+    mechanisms at their defaults (Truncation at each ``theta < |V|``), scored by the ``l1``
+    metric: ``{label: {theta: errors}}`` as :func:`fig4_store_errors` gives per dataset.
+    Fresh noise (not the experiment's seeds): the same distribution of errors."""
+    import privpub.baselines  # noqa: F401 - registers Flowgraph and Truncation
+    import privpub.mechanisms  # noqa: F401
+    from privpub.registry import get_mechanism, get_metric
+
+    truth, l1 = graph.degree_histogram(), get_metric("l1").func
+    out: dict[str, dict] = {}
+    for label in labels:
+        func = get_mechanism(FIG4_SERIES[label]).func
+        grid = [t for t in thetas if t < graph.n_nodes] if label == FIG4_TUNED else [None]
+        out[label] = {
+            t: np.array([l1(truth, func(graph, epsilon=epsilon, rng=rng,
+                                        **({} if t is None else {"theta": t})).value)
+                         for _ in range(runs)])
+            for t in grid}
+    return out
+
+
+def _tuned(cells: dict, stat=np.median) -> tuple:
+    """``(theta, median)`` of the tuned series: the theta whose ``stat`` over the runs is
+    least, and the median there."""
+    theta = min(cells, key=lambda t: (stat(cells[t]), t))
+    return theta, float(np.median(cells[theta]))
+
+
+def fig4_medians(errors: dict[str, dict], *, stat=np.median) -> dict:
+    """Each series' median L1 over its runs, as the claims read Fig. 4 (``stat: median``):
+    the tuned series at the theta whose ``stat`` is least (``means``: each series' mean L1,
+    the tuned one's least over theta); ``cumulative_best`` and
+    ``flowgraph_beats_truncation``: the two claims' verdicts in this graph."""
+    values, means, theta = {}, {}, None
+    for label, cells in errors.items():
+        if label == FIG4_TUNED:
+            theta, values[label] = _tuned(cells, stat)
+            means[label] = min(float(np.mean(e)) for e in cells.values())
+        else:
+            values[label] = float(np.median(cells[None]))
+            means[label] = float(np.mean(cells[None]))
+    best = min(values, key=values.get)
+    return {"values": values, "means": means, "theta": theta, "best": best,
+            "cumulative_best": best == "θ-Cumulative",
+            "flowgraph_beats_truncation": (values["Flowgraph"] < values[FIG4_TUNED]
+                                           if {"Flowgraph", FIG4_TUNED} <= set(values)
+                                           else None)}
+
+
+def fig4_resampled(errors: dict[str, dict], *, rng, resamples: int = 2000,
+                   runs: int | None = None) -> dict:
+    """How often each verdict of :func:`fig4_medians` holds when every cell's runs are drawn
+    again: with replacement (a bootstrap of the median over the same number of runs), or,
+    with ``runs``, ``runs`` of them without replacement (what a smaller experiment would
+    have seen). Truncation's theta is chosen again in each draw (in hindsight, as the
+    claim does). Returns the shares of draws in which each claim holds."""
+    held = {"cumulative_best": 0, "flowgraph_beats_truncation": 0}
+    for _ in range(resamples):
+        draw = {}
+        for label, cells in errors.items():
+            draw[label] = {}
+            for t, e in cells.items():
+                idx = (rng.integers(0, e.size, e.size) if runs is None
+                       else rng.choice(e.size, size=min(runs, e.size), replace=False))
+                draw[label][t] = e[idx]
+        m = fig4_medians(draw)
+        held["cumulative_best"] += m["cumulative_best"]
+        held["flowgraph_beats_truncation"] += bool(m["flowgraph_beats_truncation"])
+    return {k: v / resamples for k, v in held.items()}
+
+
+def truncation_held_out(cells: dict) -> dict:
+    """Truncation's median L1 with its theta chosen on other runs: the runs split into the
+    even and the odd repetitions, theta chosen (least median) on one half and its median
+    read on the other, both ways, averaged (``held_out``); beside the same halves' least
+    median over theta (``in_sample``: chosen in hindsight) and the theta of least mean over
+    all runs (the figure's choice, ``mean_theta``) with its median."""
+    halves = [{t: e[i::2] for t, e in cells.items()} for i in (0, 1)]
+    held, inside = [], []
+    for a, b in ((0, 1), (1, 0)):
+        theta, _ = _tuned(halves[a])
+        held.append(float(np.median(halves[b][theta])))
+        inside.append(_tuned(halves[b])[1])
+    mean_theta, at_mean = _tuned(cells, np.mean)
+    return {"held_out": float(np.mean(held)), "in_sample": float(np.mean(inside)),
+            "mean_theta": mean_theta, "at_mean_theta": at_mean}
+
+
+def fig4_median_rows(errors: dict[str, dict[str, dict]], *, seed: int = 0,
+                     resamples: int = 2000, subsample: int | None = 9) -> list[dict]:
+    """Per dataset: :func:`fig4_medians`, the bootstrap shares of :func:`fig4_resampled`,
+    the shares over draws of ``subsample`` runs (if fewer than the runs held) and, when
+    Truncation is there, :func:`truncation_held_out` and ``spread``, the least and largest
+    of its runs at its theta. Each dataset's draws come from its
+    own seed ``(seed, dataset)``."""
+    rows = []
+    for name, errs in errors.items():
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode())])
+        n = min(e.size for cells in errs.values() for e in cells.values())
+        row = {"dataset": name, "runs": n, **fig4_medians(errs),
+               "bootstrap": fig4_resampled(errs, rng=rng, resamples=resamples)}
+        if subsample and subsample < n:
+            row["subsample"] = fig4_resampled(errs, rng=rng, resamples=resamples,
+                                              runs=subsample)
+        if FIG4_TUNED in errs:
+            row.update(truncation_held_out(errs[FIG4_TUNED]))
+            at = errs[FIG4_TUNED][row["theta"]]
+            row["spread"] = (float(at.min()), float(at.max()))
+        rows.append(row)
+    return rows
+
+
+def fig4_median_main(args) -> None:
+    if args.results:
+        from privpub.experiments.runner import store_dir
+
+        errors = fig4_store_errors(store_dir(args.results, "day2016_fig4", args.scale) / "store")
+        if args.datasets:
+            errors = {k: v for k, v in errors.items() if k in args.datasets}
+        source = f"the experiment's runs ({args.results}, scale={args.scale})"
+    else:
+        spec = yaml.safe_load((CONF / "day2016_fig4.yaml").read_text())
+        names = args.datasets or [d["name"] for d in spec["datasets"]]
+        thetas = next(m for m in spec["mechanisms"] if m["label"] == FIG4_TUNED)["grid"]["theta"]
+        rng = np.random.default_rng(args.seed)
+        errors = {name: fig4_fresh_errors(load_dataset(name, lcc=True), runs=args.runs,
+                                          rng=rng, thetas=thetas) for name in names}
+        source = f"{args.runs} fresh runs per series (seed {args.seed})"
+    rows = fig4_median_rows(errors, seed=args.seed, resamples=args.resamples,
+                            subsample=args.subsample)
+    labels = [lab for lab in FIG4_SERIES if lab != FIG4_TUNED]
+    print(f"day2016 Fig. 4: median L1 over {source}; P = share of {args.resamples} "
+          f"bootstrap resamples of the runs in which the claim holds"
+          + (f"; P{args.subsample} = the same over draws of {args.subsample} runs"
+             if args.subsample else ""))
+    print("| graph | runs | " + " | ".join(labels) + " | Truncation (θ) | best | "
+          f"θ-Cumulative best: P | P{args.subsample} | θ-Cumulative / best other: median | "
+          "mean |")
+    print("|---|---|" + "---|" * (len(labels) + 7))
+    for r in rows:
+        v, sub = r["values"], r.get("subsample", {})
+        ratios = [r[k]["θ-Cumulative"] / min(x for lab, x in r[k].items() if lab != "θ-Cumulative")
+                  if "θ-Cumulative" in r[k] and len(r[k]) > 1 else float("nan")
+                  for k in ("values", "means")]
+        print(f"| {r['dataset']} | {r['runs']} | "
+              + " | ".join(f"{v[lab]:.3f}" if lab in v else "-" for lab in labels)
+              + f" | {v.get(FIG4_TUNED, float('nan')):.3f} ({r['theta']}) | {r['best']} | "
+              f"{r['bootstrap']['cumulative_best']:.2f} | "
+              f"{sub.get('cumulative_best', float('nan')):.2f} | {ratios[0]:.2f} | "
+              f"{ratios[1]:.2f} |")
+    print("\nTruncation worst (Flowgraph below Truncation at its theta of least median L1): "
+          "Truncation's theta chosen in hindsight, on other runs, and by least mean")
+    print(f"| graph | runs | Flowgraph | Truncation, in hindsight (θ) | held: P | "
+          f"P{args.subsample} | "
+          "halves: in hindsight | halves: θ chosen on the other half | least mean (θ) | "
+          "Truncation's runs at its θ: min-max |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if FIG4_TUNED not in r["values"] or "Flowgraph" not in r["values"]:
+            continue
+        v, sub = r["values"], r.get("subsample", {})
+        print(f"| {r['dataset']} | {r['runs']} | {v['Flowgraph']:.3f} | {v[FIG4_TUNED]:.3f} "
+              f"({r['theta']}) | {r['bootstrap']['flowgraph_beats_truncation']:.2f} | "
+              f"{sub.get('flowgraph_beats_truncation', float('nan')):.2f} | "
+              f"{r['in_sample']:.3f} | {r['held_out']:.3f} | {r['at_mean_theta']:.3f} "
+              f"({r['mean_theta']}) | {r['spread'][0]:.2f}-{r['spread'][1]:.2f} |")
+    for key, what in (("cumulative_best", "θ-Cumulative best"),
+                      ("flowgraph_beats_truncation", "Flowgraph below Truncation")):
+        judged = [r for r in rows if r[key] is not None]
+        held = sum(bool(r[key]) for r in judged)
+        print(f"- {what}: held in {held} of {len(judged)} graphs")
+
+
 def table2_main() -> None:
     table1()
     spec = yaml.safe_load(CONFIG.read_text())
@@ -443,6 +664,17 @@ def main(argv=None) -> None:
                       help="other runs to choose the fixed Oracle on")
     fig5.add_argument("--seed", type=int, default=0)
     fig5.add_argument("--theta-max", type=int, default=200)
+    fig4 = sub.add_parser("fig4-median",
+                          help="Fig. 4: the median-run claims against the run-to-run noise")
+    fig4.add_argument("--results", help="a results_dir holding the day2016_fig4 experiment "
+                      "(default: fresh runs of the mechanisms)")
+    fig4.add_argument("--scale", default="paper", help="the scale of the stored run")
+    fig4.add_argument("--datasets", nargs="+", help="default: the experiment's 8 graphs")
+    fig4.add_argument("--runs", type=int, default=30, help="fresh runs per series")
+    fig4.add_argument("--resamples", type=int, default=2000)
+    fig4.add_argument("--subsample", type=int, default=9,
+                      help="also draw this many of the runs (the small scale's 9; 0: no)")
+    fig4.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "fig5-oracle":
         if args.runs < 2 or args.select_runs < 1:
@@ -460,6 +692,19 @@ def main(argv=None) -> None:
             check_theta(args.theta_max, "--theta-max")
             fig5_oracle_main(args)
         except PrivpubError as exc:  # bad input or missing data: one line, exit 2
+            parser.error(str(exc).splitlines()[0])
+    elif args.command == "fig4-median":
+        if args.runs < 2 or args.resamples < 1 or args.subsample < 0:
+            parser.error("--runs must be at least 2, --resamples at least 1 and --subsample "
+                         "not negative")
+        from privpub.data import get_dataset_spec
+        from privpub.errors import PrivpubError
+
+        try:
+            for name in args.datasets or ():
+                get_dataset_spec(name)
+            fig4_median_main(args)
+        except PrivpubError as exc:
             parser.error(str(exc).splitlines()[0])
     elif args.theta_bin:
         theta_bin_main()
