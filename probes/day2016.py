@@ -4,6 +4,7 @@
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 --theta-bin
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 fig5-oracle
     PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 fig4-median
+    PRIVPUB_DATA_DIR=/path/to/data python -m privpub.probes.day2016 fig4-selection
 
 - Table 2: can any projection produce the L1 the paper prints, given the fraction of edges
   the paper says it keeps? :func:`l1_upper_bound` bounds every raw-count L1 a projection
@@ -26,6 +27,8 @@
   and with Truncation's theta chosen on other runs rather than in hindsight
   (:func:`truncation_held_out`), from the experiment's stored runs (``--results``) or fresh
   ones (:func:`fig4_fresh_errors`).
+- Fig. 4 (``fig4-selection``): θ-Cumulative's and (θ,Ω)-Histogram's median L1 split at
+  their two private steps, the theta choice and the release (:func:`fig4_selection`).
 
 ``probes/tests/test_day2016.py`` pins the numbers the notes quote.
 """
@@ -48,7 +51,7 @@ __all__ = ["l1_upper_bound", "table2_bound_cells", "self_loops_in_lcc", "raw_edg
            "theta_bin_readings", "THETA_BIN_READINGS", "FIG5_FAMILIES", "CandidateErrors",
            "fig5_candidate_errors", "oracle_readings", "after_noise_share", "fig5_oracle_rows",
            "FIG4_SERIES", "fig4_store_errors", "fig4_fresh_errors", "fig4_medians",
-           "fig4_resampled", "truncation_held_out", "fig4_median_rows", "main"]
+           "fig4_resampled", "truncation_held_out", "fig4_median_rows", "fig4_selection", "main"]
 
 CONF = CONF_DIR / "experiment"
 CONFIG = CONF / "day2016_table2.yaml"
@@ -624,6 +627,86 @@ def fig4_median_main(args) -> None:
         print(f"- {what}: held in {held} of {len(judged)} graphs")
 
 
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The lower median of ``values`` under ``weights`` (summing to 1)."""
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(weights[order])
+    return float(values[order][min(np.searchsorted(cum, 0.5), cum.size - 1)])
+
+
+def fig4_selection(graph, epsilon: float = 1.0, *, runs: int, rng, theta_max: int = 200,
+                   family: str = "cumulative") -> dict:
+    """Fig. 4's median L1 of one family's mechanism split at its two private steps (day2016
+    Sec 3.2-3.3, 4.1): the parameter choice (exponential mechanism, ``0.1 epsilon``) and the
+    release (the rest of the budget), from every candidate's error in ``runs`` releases
+    (:func:`fig5_candidate_errors`).
+
+    - ``private``: the median of the shipped private method's L1, its choice averaged
+      exactly (the errors of every candidate weighted by its selection probability).
+    - ``qbest`` (``qbest_theta``): the candidate of greatest quality, chosen non-privately
+      (the shipped ``*_qbest``): what the choice's noise costs is ``private - qbest``.
+    - ``best`` (``best_theta``): the candidate of least median over these runs (in
+      hindsight, so an estimate from below): what the quality function's choice costs is
+      ``qbest - best``; ``best`` itself is the release step's error at its best.
+    - ``theta_quantiles``: the 10/50/90% quantiles of the theta the private choice picks;
+      ``near_best``: its chance of picking a candidate within 10% of ``best``.
+    - ``noise_free``: the noise-free limit at ``qbest_theta`` (:func:`privpub.noise.noise_off`).
+    - for ``family="hist"``, ``singletons``: the median at ``qbest_theta`` with no grouping
+      (``Omega`` of singleton bins), the release without ``Omega``'s averaging.
+    """
+    from privpub.noise import exponential_mechanism_probabilities, noise_off
+
+    ce = fig5_candidate_errors(graph, epsilon, family=family, runs=runs, rng=rng,
+                               theta_max=theta_max)
+    p = exponential_mechanism_probabilities(ce.quality, sensitivity=ce.sensitivity,
+                                            epsilon=ce.epsilon1)
+    medians = np.median(ce.errors, axis=0)
+    qbest, best = int(np.argmax(ce.quality)), int(np.argmin(medians))
+    private = _weighted_median(ce.errors.ravel(), np.repeat(p[None, :] / runs, runs, 0).ravel())
+    order = np.argsort(ce.thetas, kind="stable")
+    cum = np.cumsum(p[order])
+    quantiles = tuple(int(ce.thetas[order][min(np.searchsorted(cum, q), cum.size - 1)])
+                      for q in (0.1, 0.5, 0.9))
+    with noise_off():
+        free = fig5_candidate_errors(graph, epsilon, family=family, runs=1, rng=rng,
+                                     theta_max=theta_max).errors[0]
+    out = {"family": family, "runs": runs, "private": private,
+           "qbest": float(medians[qbest]), "qbest_theta": int(ce.thetas[qbest]),
+           "best": float(medians[best]), "best_theta": int(ce.thetas[best]),
+           "theta_quantiles": quantiles,
+           "near_best": float(p[medians <= 1.1 * medians[best]].sum()),
+           "noise_free": float(free[qbest])}
+    if family == "hist":
+        from privpub.mechanisms.theta_histogram import _candidates
+
+        _, ratios, _, _ = _candidates(theta_max)
+        single = int(np.flatnonzero((ce.thetas == ce.thetas[qbest]) & (ratios == 1.0))[0])
+        out["singletons"] = float(medians[single])
+        out["singletons_noise_free"] = float(free[single])
+    return out
+
+
+def fig4_selection_main(args) -> None:
+    for name in args.datasets:
+        graph = load_dataset(name, lcc=True)
+        print(f"day2016 Fig. 4, {name} at ε = {args.epsilon}: median L1 over {args.runs} "
+              f"runs of every candidate (seed {args.seed}), split at the two private steps")
+        print("| series | private | Q-Best (θ) | best fixed, in hindsight (θ) | private θ: "
+              "10/50/90% | P(within 10% of best) | noise-free at Q-Best's θ | "
+              "no grouping at Q-Best's θ (noise-free) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for family, label in (("cumulative", "θ-Cumulative"), ("hist", "(θ,Ω)-Histogram")):
+            rng = np.random.default_rng([args.seed, zlib.crc32(name.encode()),
+                                         FIG5_FAMILIES.index(family)])
+            r = fig4_selection(graph, args.epsilon, runs=args.runs, rng=rng, family=family)
+            single = (f"{r['singletons']:.3f} ({r['singletons_noise_free']:.3f})"
+                      if "singletons" in r else "-")
+            print(f"| {label} | {r['private']:.3f} | {r['qbest']:.3f} ({r['qbest_theta']}) | "
+                  f"{r['best']:.3f} ({r['best_theta']}) | "
+                  + "/".join(map(str, r["theta_quantiles"]))
+                  + f" | {r['near_best']:.2f} | {r['noise_free']:.3f} | {single} |")
+
+
 def table2_main() -> None:
     table1()
     spec = yaml.safe_load(CONFIG.read_text())
@@ -650,7 +733,8 @@ def table2_main() -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m privpub.probes.day2016",
-        description="day2016 probes: Tables 1-2 (no subcommand), --theta-bin, fig5-oracle.")
+        description="day2016 probes: Tables 1-2 (no subcommand), --theta-bin, fig5-oracle, "
+                    "fig4-median, fig4-selection.")
     parser.add_argument("--theta-bin", action="store_true",
                         help="pi_theta's L1 on Facebook under three readings of bin theta")
     sub = parser.add_subparsers(dest="command")
@@ -675,6 +759,12 @@ def main(argv=None) -> None:
     fig4.add_argument("--subsample", type=int, default=9,
                       help="also draw this many of the runs (the small scale's 9; 0: no)")
     fig4.add_argument("--seed", type=int, default=0)
+    sel = sub.add_parser("fig4-selection",
+                         help="Fig. 4: each series' median L1 split at its theta choice")
+    sel.add_argument("--datasets", nargs="+", default=["cit_hepph"])
+    sel.add_argument("--epsilon", type=float, default=1.0)
+    sel.add_argument("--runs", type=int, default=300, help="runs of every candidate")
+    sel.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "fig5-oracle":
         if args.runs < 2 or args.select_runs < 1:
@@ -704,6 +794,20 @@ def main(argv=None) -> None:
             for name in args.datasets or ():
                 get_dataset_spec(name)
             fig4_median_main(args)
+        except PrivpubError as exc:
+            parser.error(str(exc).splitlines()[0])
+    elif args.command == "fig4-selection":
+        if args.runs < 1:
+            parser.error("--runs must be at least 1")
+        from privpub.data import get_dataset_spec
+        from privpub.errors import PrivpubError
+        from privpub.validation import check_epsilon
+
+        try:
+            for name in args.datasets:
+                get_dataset_spec(name)
+            check_epsilon(args.epsilon)
+            fig4_selection_main(args)
         except PrivpubError as exc:
             parser.error(str(exc).splitlines()[0])
     elif args.theta_bin:
