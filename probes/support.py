@@ -1,6 +1,6 @@
 """What the probe tests share (``probes/tests``): whether the real datasets they need are
-present, and a speed script of ``benchmarks/`` when a test compares with it (scripts, not a
-package, so imported by path; a source checkout only)."""
+present, an experiment run at smoke scale, and a speed script of ``benchmarks/`` when a test
+compares with it (scripts, not a package, so imported by path; a source checkout only)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
-__all__ = ["load_benchmark", "has_data", "needs_data"]
+__all__ = ["load_benchmark", "has_data", "needs_data", "run_at_smoke"]
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,3 +48,20 @@ def needs_data(*names: str) -> pytest.MarkDecorator:
 
     return pytest.mark.skipif(not has_data(*names),
                               reason=f"needs PRIVPUB_DATA_DIR with {', '.join(names)}")
+
+
+def run_at_smoke(experiment: str, results_dir: Path):
+    """Run ``experiment`` at scale=smoke into ``results_dir`` (one process, no memory
+    sampling) and return its spec; the run must not fail."""
+    from hydra import compose, initialize_config_dir
+
+    from privpub.experiments.cli import spec_from_config
+    from privpub.experiments.runner import run_experiment
+
+    with initialize_config_dir(version_base="1.3", config_dir=str(ROOT / "conf")):
+        cfg = compose("config", overrides=[f"experiment={experiment}", "scale=smoke"])
+    spec = spec_from_config(cfg)
+    summary = run_experiment(spec, results_dir=results_dir, n_jobs=1, executor="sequential",
+                             progress=False, measure_memory=False)
+    assert not summary.failed, summary.describe()
+    return spec

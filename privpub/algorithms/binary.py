@@ -58,16 +58,20 @@ def cluster_support(m: sp.csr_array, labels: np.ndarray, n_clusters: int):
 def cluster_release(m: sp.csr_array, labels: np.ndarray, n_clusters: int, *, rule: str):
     """Release every row as its cluster's item set: ``rule="majority"`` keeps the items held
     by a strict majority of the cluster (a tie is not a majority), ``rule="intersection"``
-    those held by all of it. Returns a :class:`~privpub.types.KAnonymousMatrix` carrying
-    ``labels``."""
+    those held by all of it, ``rule="at_least_half"`` those held by half of it or more (a
+    tie kept: the majority of the authors' patent, a reading the probes compare, not ours).
+    Returns a :class:`~privpub.types.KAnonymousMatrix` carrying ``labels``."""
     support, sizes = cluster_support(m, labels, n_clusters)
     row_size = np.repeat(sizes, np.diff(support.indptr))
     if rule == "majority":
         keep = 2 * support.data > row_size
+    elif rule == "at_least_half":
+        keep = 2 * support.data >= row_size
     elif rule == "intersection":
         keep = support.data == row_size
     else:
-        raise PrivpubError(f"rule must be 'majority' or 'intersection', got {rule!r}")
+        raise PrivpubError(
+            f"rule must be 'majority', 'at_least_half' or 'intersection', got {rule!r}")
     chosen = sp.csr_array(
         (keep.astype(np.int8), support.indices, support.indptr), shape=support.shape
     )

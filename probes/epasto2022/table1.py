@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from privpub.algorithms.binary import check_binary_input, cluster_support
+from privpub.algorithms.binary import check_binary_input, cluster_release
 from privpub.algorithms.clustering import (
     _FEWEST_FIRST,
     _close_small,
@@ -149,20 +149,10 @@ def release(matrix, labels: np.ndarray, *, rule: str, tie_is_majority: bool = Fa
     """Every row released as its cluster's item set: ``"majority"`` (smooth: more than half
     of the cluster holds the item, or at least half with ``tie_is_majority``) or
     ``"intersection"`` (non-smooth: all of it)."""
-    m = check_binary_input(matrix)
     labels, n_clusters = _relabel(np.asarray(labels))
-    support, sizes = cluster_support(m, labels, n_clusters)
-    row_size = np.repeat(sizes, np.diff(support.indptr))
-    if rule == "intersection":
-        keep = support.data == row_size
-    elif tie_is_majority:
-        keep = 2 * support.data >= row_size
-    else:
-        keep = 2 * support.data > row_size
-    chosen = sp.csr_array((keep.astype(np.int8), support.indices, support.indptr),
-                          shape=support.shape)
-    chosen.eliminate_zeros()
-    return as_binary_matrix(chosen[labels])
+    if rule == "majority" and tie_is_majority:
+        rule = "at_least_half"
+    return cluster_release(check_binary_input(matrix), labels, n_clusters, rule=rule)
 
 
 def scores(matrix, out) -> tuple[float, float, float]:

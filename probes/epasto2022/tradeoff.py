@@ -39,7 +39,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy import stats
 
-from privpub.algorithms.binary import cluster_release, cluster_support
+from privpub.algorithms.binary import cluster_release
 from privpub.algorithms.clustering import smooth_clusters
 from privpub.data import get_dataset_spec, load_dataset
 from privpub.experiments.seeding import seed_sequence
@@ -69,13 +69,7 @@ def sbm_truth(name: str = DATASET, base_seed: int = 0) -> sp.csr_array:
 def release_at_least_half(m: sp.csr_array, labels: np.ndarray) -> sp.csr_array:
     """Every row released as the items held by *at least half* of its cluster (a tie
     counted as a majority): the one swap of (c); the shipped rule keeps strict majorities."""
-    n_clusters = int(labels.max()) + 1
-    support, sizes = cluster_support(m, labels, n_clusters)
-    row_size = np.repeat(sizes, np.diff(support.indptr))
-    chosen = sp.csr_array(((2 * support.data >= row_size).astype(np.int8), support.indices,
-                           support.indptr), shape=support.shape)
-    chosen.eliminate_zeros()
-    return as_binary_matrix(chosen[labels])
+    return cluster_release(m, labels, int(labels.max()) + 1, rule="at_least_half")
 
 
 def _in_block(m: sp.csr_array, block_size: int) -> np.ndarray:

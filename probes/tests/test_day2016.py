@@ -47,7 +47,7 @@ from privpub.probes.day2016 import (
     theta_bin_readings,
     truncation_held_out,
 )
-from privpub.probes.support import needs_data
+from privpub.probes.support import needs_data, run_at_smoke
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
@@ -251,18 +251,9 @@ def test_fig5_qbest_gap_is_the_oracle_reading():
 def test_fig4_median_reads_the_experiments_runs(tmp_path, capsys):
     """``fig4-median --results``: the probe's medians are those of the stored runs (smoke
     scale: chung_lu, three series, Truncation at theta 16 and 64, 3 runs)."""
-    from hydra import compose, initialize_config_dir
-
-    from privpub.experiments.cli import spec_from_config
-    from privpub.experiments.runner import run_experiment
     from privpub.experiments.store import ResultStore
 
-    with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
-        cfg = compose("config", overrides=["experiment=day2016_fig4", "scale=smoke"])
-    spec = spec_from_config(cfg)
-    summary = run_experiment(spec, results_dir=tmp_path, n_jobs=1, executor="sequential",
-                             progress=False, measure_memory=False)
-    assert not summary.failed, summary.describe()
+    run_at_smoke("day2016_fig4", tmp_path)
     store = tmp_path / "day2016_fig4" / "smoke" / "store"
     errors = fig4_store_errors(store)["chung_lu"]
     assert set(errors) == {"(θ,Ω)-Histogram", "θ-Cumulative", "Truncation"}

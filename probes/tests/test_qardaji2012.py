@@ -34,7 +34,7 @@ from privpub.mechanisms.rps.removal_only import (
 from privpub.metrics.distributions import emd_p2
 from privpub.probes import qardaji2012
 from privpub.probes.qardaji2012 import degree_rps_tree, partition_stats, root_max_logit
-from privpub.probes.support import needs_data
+from privpub.probes.support import needs_data, run_at_smoke
 from privpub.registry import DP_NOTIONS, get_mechanism
 from privpub.registry import mechanisms as registered
 from privpub.types import DegreeSequence
@@ -223,19 +223,10 @@ def test_paper_reading_is_stored_and_reported_as_non_private(tmp_path):
     """Run qardaji2012 Fig. 5 at smoke scale: the reading's rows say privacy none with the
     caveat and get no noise-free twin; the claims carry the reading's numbers; the report
     never calls it DP."""
-    from hydra import compose, initialize_config_dir
-
-    from privpub.experiments.cli import spec_from_config
     from privpub.experiments.figures import draw_experiment
-    from privpub.experiments.runner import run_experiment
     from privpub.experiments.store import ResultStore
 
-    with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
-        cfg = compose("config", overrides=["experiment=qardaji2012_fig5", "scale=smoke"])
-    spec = spec_from_config(cfg)
-    summary = run_experiment(spec, results_dir=tmp_path, n_jobs=1, executor="sequential",
-                             progress=False, measure_memory=False)
-    assert not summary.failed, summary.describe()
+    spec = run_at_smoke("qardaji2012_fig5", tmp_path)
     draw_experiment(spec, tmp_path)
     out = tmp_path / "qardaji2012_fig5" / "smoke"
     rows = ResultStore(out / "store").load(statuses=None)
