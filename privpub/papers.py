@@ -144,11 +144,105 @@ REFERENCES: dict[str, Paper] = {
             "  archivePrefix = {arXiv}\n"
             "}",
         ),
+        Paper(
+            "pgb2024",
+            "Liu, Du, Cao, Yan, Liu & Yoshikawa, PGB: benchmarking differentially private "
+            "synthetic graph generation algorithms, 2024",
+            "@misc{pgb2024,\n"
+            "  author        = {Shang Liu and Hao Du and Yang Cao and Bo Yan and Jinfei Liu and\n"
+            "                   Masatoshi Yoshikawa},\n"
+            "  title         = {{PGB}: Benchmarking Differentially Private Synthetic Graph\n"
+            "                   Generation Algorithms},\n"
+            "  year          = {2024},\n"
+            "  eprint        = {2408.02928},\n"
+            "  archivePrefix = {arXiv},\n"
+            "  note          = {code: https://github.com/dooohow/PGB}\n"
+            "}",
+        ),
+        Paper(
+            "wang2013",
+            "Wang & Wu, Preserving differential privacy in degree-correlation based graph "
+            "generation (DP-dK), Transactions on Data Privacy 2013",
+            "@article{wang2013,\n"
+            "  author  = {Yue Wang and Xintao Wu},\n"
+            "  title   = {Preserving Differential Privacy in Degree-Correlation based Graph\n"
+            "             Generation},\n"
+            "  journal = {Transactions on Data Privacy},\n"
+            "  volume  = {6},\n"
+            "  number  = {2},\n"
+            "  year    = {2013}\n"
+            "}",
+        ),
+        Paper(
+            "nguyen2015",
+            "Nguyen, Imine & Rusinowitch, Differentially private publication of social graphs "
+            "at linear cost (TmF), ASONAM 2015",
+            "@inproceedings{nguyen2015,\n"
+            "  author    = {Hiep H. Nguyen and Abdessamad Imine and Micha{\\\"e}l Rusinowitch},\n"
+            "  title     = {Differentially Private Publication of Social Graphs at Linear Cost},\n"
+            "  booktitle = {IEEE/ACM International Conference on Advances in Social Networks\n"
+            "               Analysis and Mining (ASONAM)},\n"
+            "  year      = {2015}\n"
+            "}",
+        ),
+        Paper(
+            "mir2012",
+            "Mir & Wright, A differentially private estimator for the stochastic Kronecker "
+            "graph model (PrivSKG), EDBT/ICDT Workshops (PAIS) 2012",
+            "@inproceedings{mir2012,\n"
+            "  author    = {Darakhshan J. Mir and Rebecca N. Wright},\n"
+            "  title     = {A Differentially Private Estimator for the Stochastic Kronecker\n"
+            "               Graph Model},\n"
+            "  booktitle = {Proceedings of the 2012 Joint EDBT/ICDT Workshops (PAIS)},\n"
+            "  year      = {2012}\n"
+            "}",
+        ),
+        Paper(
+            "xiao2014",
+            "Xiao, Chen & Tan, Differentially private network data release via structural "
+            "inference (PrivHRG), KDD 2014",
+            "@inproceedings{xiao2014,\n"
+            "  author    = {Qian Xiao and Rui Chen and Kian-Lee Tan},\n"
+            "  title     = {Differentially Private Network Data Release via Structural\n"
+            "               Inference},\n"
+            "  booktitle = {Proceedings of the 20th ACM SIGKDD International Conference on\n"
+            "               Knowledge Discovery and Data Mining (KDD)},\n"
+            "  year      = {2014}\n"
+            "}",
+        ),
+        Paper(
+            "yuan2023",
+            "Yuan, Zhang, Du, Chen, Cheng & Sun, PrivGraph: differentially private graph data "
+            "publication by exploiting community information, USENIX Security 2023",
+            "@inproceedings{yuan2023,\n"
+            "  author    = {Quan Yuan and Zhikun Zhang and Linkang Du and Min Chen and\n"
+            "               Peng Cheng and Mingyang Sun},\n"
+            "  title     = {{PrivGraph}: Differentially Private Graph Data Publication by\n"
+            "               Exploiting Community Information},\n"
+            "  booktitle = {32nd USENIX Security Symposium},\n"
+            "  year      = {2023}\n"
+            "}",
+        ),
+        Paper(
+            "qin2017",
+            "Qin, Yu, Yang, Khalil, Xiao & Ren, Generating synthetic decentralized social "
+            "graphs with local differential privacy (LDPGen), CCS 2017",
+            "@inproceedings{qin2017,\n"
+            "  author    = {Zhan Qin and Ting Yu and Yin Yang and Issa Khalil and Xiaokui Xiao\n"
+            "               and Kui Ren},\n"
+            "  title     = {Generating Synthetic Decentralized Social Graphs with Local\n"
+            "               Differential Privacy},\n"
+            "  booktitle = {Proceedings of the 2017 ACM SIGSAC Conference on Computer and\n"
+            "               Communications Security (CCS)},\n"
+            "  year      = {2017}\n"
+            "}",
+        ),
     )
 }
 
 
 def paper_citation(key: str | None) -> str:
-    """The one-line citation of ``key``; the key itself for a paper privpub does not know."""
-    paper = PAPERS.get(key or "")
+    """The one-line citation of ``key`` (a seed paper or a reference); the key itself for a
+    paper privpub does not know."""
+    paper = PAPERS.get(key or "") or REFERENCES.get(key or "")
     return paper.citation if paper else (key or "")
