@@ -370,6 +370,16 @@ def _fmt(x) -> str:
     return "-" if x is None or x != x else f"{x:.3g}"
 
 
+def _claim(row: dict) -> str:
+    """The claimed epsilon; a local one with the central epsilon it implies (the one the
+    audit's bound is compared with)."""
+    from privpub.registry import implied_central_epsilon
+
+    eps = row["epsilon"]
+    central = implied_central_epsilon(str(row.get("privacy")), eps) if eps == eps else eps
+    return _fmt(eps) if central == eps else f"{_fmt(eps)} (central {_fmt(central)})"
+
+
 def _seconds(s: float) -> str:
     return f"{s:.1f} s" if s < 10 else f"{s:.0f} s"
 
@@ -379,7 +389,7 @@ def _print_table(rows: list[dict], out) -> None:
 
     header = ("mechanism", "configuration", "verdict", "eps", "eps_lb", "caveat", "witness")
     lines = [(r["mechanism"], config_label("", json.loads(r["params"])).strip() or "defaults",
-              r["verdict"], _fmt(r["epsilon"]), _fmt(r["value"]),
+              r["verdict"], _claim(r), _fmt(r["value"]),
               "yes" if r.get("caveat") else "no", r.get("witness_id") or "-") for r in rows]
     widths = [max(len(str(x[i])) for x in [header, *lines]) for i in range(len(header))]
     for line in [header, tuple("-" * w for w in widths), *lines]:

@@ -10,6 +10,7 @@ MODULES = (
     "degree_projection",
     "diffpid3",
     "drc",
+    "ldpgen",
     "priv_topk",
     "pygmalion",
     "smooth_k_anonymity",

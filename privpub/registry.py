@@ -50,10 +50,13 @@ __all__ = [
     "EDGE_DP",
     "NODE_DP",
     "RECORD_DP",
+    "EDGE_LDP",
     "K_ANONYMITY",
     "SMOOTH_K_ANONYMITY",
     "NO_PRIVACY",
     "DP_NOTIONS",
+    "central_notion",
+    "implied_central_epsilon",
     "MechanismInfo",
     "MetricInfo",
     "register_mechanism",
@@ -79,11 +82,31 @@ __all__ = [
 EDGE_DP = "edge-DP"
 NODE_DP = "node-DP"
 RECORD_DP = "record-DP"
+#: local edge-DP (edge-LDP): every user randomises her own adjacency list, and two lists
+#: that differ in one entry are neighbours (qin2017, the LDPGen paper)
+EDGE_LDP = "edge-LDP"
 K_ANONYMITY = "k-anonymity"
 SMOOTH_K_ANONYMITY = "smooth-k-anonymity"
 NO_PRIVACY = "none"
-DP_NOTIONS = (EDGE_DP, NODE_DP, RECORD_DP)
+DP_NOTIONS = (EDGE_DP, NODE_DP, RECORD_DP, EDGE_LDP)
 _NOTIONS = (*DP_NOTIONS, K_ANONYMITY, SMOOTH_K_ANONYMITY, NO_PRIVACY)
+
+#: A local notion, the central notion it implies, and the factor on epsilon: an edge of
+#: the graph is an entry of BOTH its endpoints' adjacency lists, so adding or removing it
+#: changes two users' inputs and an eps-edge-LDP protocol in which both endpoints report
+#: is 2 eps-edge-DP on the whole graph (sequential composition over the two users).
+_CENTRAL = {EDGE_LDP: (EDGE_DP, 2.0)}
+
+
+def central_notion(notion: str) -> str:
+    """The central notion a claim of ``notion`` implies (itself for a central notion)."""
+    return _CENTRAL.get(notion, (notion, 1.0))[0]
+
+
+def implied_central_epsilon(notion: str, epsilon: float) -> float:
+    """The epsilon of the central guarantee an ``epsilon`` claim of ``notion`` implies:
+    ``2 epsilon`` edge-DP for ``epsilon`` edge-LDP, ``epsilon`` for a central notion."""
+    return _CENTRAL.get(notion, (notion, 1.0))[1] * float(epsilon)
 
 
 @dataclass(frozen=True)
@@ -99,8 +122,9 @@ class MechanismInfo:
     input_kind, output_kind : str
         Data kinds (:class:`privpub.types.Kind`).
     privacy : str
-        The privacy notion claimed: edge-DP, node-DP, record-DP, k-anonymity,
-        smooth-k-anonymity or none.
+        The privacy notion claimed: edge-DP, node-DP, record-DP, edge-LDP (local: each
+        user randomises her own adjacency list; :func:`implied_central_epsilon`),
+        k-anonymity, smooth-k-anonymity or none.
     paper : str or None
         Key of the paper that proposes or uses it (e.g. ``"day2016"``).
     role : {"mechanism", "baseline", "reference"}

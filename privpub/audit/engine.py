@@ -23,6 +23,10 @@ registry) on neighbouring pairs of its own notion and returns a JSON-able result
    So ``holds`` means: no violation seen at the claim, and a mechanism leaking twice the
    claim would have been seen (on the pair and statistic where it leaks most).
 
+A local claim is audited as the central guarantee it implies
+(:func:`privpub.registry.implied_central_epsilon`): an eps-edge-LDP mechanism on the
+edge-DP neighbours at ``2 eps`` (the result's ``central_epsilon``).
+
 The result is a deterministic function of (mechanism, configuration, mode, seed), the
 running times aside. A violation carries a *witness* (the pair, the statistic, the event,
 the counts, the seeds and where the mechanism came from, :mod:`privpub.audit.origin`) that
@@ -74,7 +78,12 @@ from privpub.audit.statistics import (
     score_from_json,
 )
 from privpub.errors import ConfigError, UnknownNameError
-from privpub.registry import MechanismInfo, get_mechanism
+from privpub.registry import (
+    MechanismInfo,
+    central_notion,
+    get_mechanism,
+    implied_central_epsilon,
+)
 from privpub.types import Kind
 from privpub.validation import check_fraction, check_nonnegative_int
 
@@ -299,10 +308,13 @@ def _select(tests: list[_Test], plan: Plan) -> list[_Test]:
 
 
 def _power(sampler, pair: Pair, test: _Test, plan: Plan, epsilon: float,
-           level: float) -> dict:
+           level: float, factor: float = 1.0) -> dict:
     """The same pair and statistic at twice the claim: does the audit see a bound above
-    the claim? (A new event is chosen for it on a first batch, a score is refitted.)"""
+    the claim? (A new event is chosen for it on a first batch, a score is refitted.)
+    ``epsilon`` is the mechanism's parameter; the claim tested is ``factor * epsilon``
+    (:func:`privpub.registry.implied_central_epsilon`)."""
     doubled = 2 * epsilon
+    claim = factor * epsilon
     a = sampler.columns(pair.d, "power_screen", plan.screen, doubled)
     b = sampler.columns(pair.d_prime, "power_screen", plan.screen, doubled)
     score = None
@@ -321,8 +333,9 @@ def _power(sampler, pair: Pair, test: _Test, plan: Plan, epsilon: float,
     check = _Test(test.pair, best, score)
     counts, bound = _measure(sampler, pair, check, "power_measure", plan.measure, doubled,
                              level)
-    return {"epsilon": doubled, "lower_bound": bound, "passed": epsilon < bound <= doubled,
-            "exceeds_doubled_claim": bound > doubled, "statistic": test.feature,
+    return {"epsilon": doubled, "lower_bound": bound,
+            "passed": claim < bound <= 2 * claim, "exceeds_doubled_claim": bound > 2 * claim,
+            "statistic": test.feature,
             "event": best.event.describe(), "counts": list(counts)}
 
 
@@ -376,7 +389,17 @@ class _Audit:
 
     @property
     def epsilon(self) -> float:
+        """The mechanism's epsilon parameter."""
         return float(self.params["epsilon"])
+
+    @property
+    def factor(self) -> float:
+        return implied_central_epsilon(self.info.privacy, 1.0)
+
+    @property
+    def claim(self) -> float:
+        """The central epsilon tested: the parameter, or what a local claim implies."""
+        return implied_central_epsilon(self.info.privacy, self.epsilon)
 
     def diagnostics_json(self):
         return self.diagnostics if self.diagnostics is True else list(self.diagnostics)
@@ -397,7 +420,7 @@ def _setup(mechanism, config, mode, seed, alpha, diagnostics, neighbourhood):
     seed = check_nonnegative_int(seed, "seed")
     diagnostics = diagnostics if diagnostics is True else tuple(sorted(diagnostics))
     settings = audit_settings(info)
-    hood = neighbourhood_for(info.input_kind, info.privacy,
+    hood = neighbourhood_for(info.input_kind, central_notion(info.privacy),
                              neighbourhood or settings.neighbourhood)
     run = _Audit(info, hood, params, seed, check_fraction(alpha, "alpha"), diagnostics,
                  base.scaled(settings.budget), _Sampler(info, params, seed, diagnostics))
@@ -409,7 +432,7 @@ def _witness(run: _Audit, pair: Pair, test: _Test, counts, bound: float) -> dict
     return {
         "mechanism": run.info.name, "mechanism_origin": origin_of(run.info),
         "privacy": run.info.privacy, "neighbourhood": run.hood.name, "params": run.params,
-        "epsilon": run.epsilon,
+        "epsilon": run.epsilon, "central_epsilon": run.claim,
         "pair": {"name": pair.name, "origin": pair.origin,
                  "d": inputs.encode_input(first), "d_prime": inputs.encode_input(second)},
         "statistic": test.feature, "event": test.candidate.event.to_json(),
@@ -426,16 +449,16 @@ def _decide(run: _Audit, pairs: list[Pair], chosen: list[_Test], level: float,
     best = max(chosen, key=lambda t: (t.bound, t.candidate.score), default=None)
     if best is None:
         return "inconclusive", 0.0
-    epsilon, plan = run.epsilon, run.plan
-    if best.bound <= epsilon:
+    epsilon, plan, claim = run.epsilon, run.plan, run.claim
+    if best.bound <= claim:
         result["power_check"] = _power(run.sampler, pairs[best.pair], best, plan, epsilon,
-                                       level)
+                                       level, run.factor)
         return ("holds" if result["power_check"]["passed"] else "inconclusive"), best.bound
     counts, confirmed = _measure(run.sampler, pairs[best.pair], best, "confirm", plan.measure,
                                  epsilon, run.alpha / 2)
     result["confirmation"] = {"counts": list(counts), "lower_bound": confirmed,
                               "level": run.alpha / 2}
-    if confirmed <= epsilon:
+    if confirmed <= claim:
         return "inconclusive", min(best.bound, confirmed)
     result["witness"] = _witness(run, pairs[best.pair], best, counts, confirmed)
     return "violated", min(best.bound, confirmed)
@@ -492,14 +515,15 @@ def audit(mechanism, config: dict | None = None, *, mode: str | Plan = "quick", 
         "mechanism": run.info.name, "mechanism_origin": origin_of(run.info),
         "privacy": run.info.privacy, "neighbourhood": run.hood.name, "params": run.params,
         "caveat": run.info.caveat_for(run.params), "mode": mode, "seed": run.seed,
-        "epsilon": epsilon, "alpha": run.alpha, "ci_level": 1 - run.alpha,
+        "epsilon": epsilon, "central_epsilon": run.claim,
+        "alpha": run.alpha, "ci_level": 1 - run.alpha,
         "diagnostics": run.diagnostics_json(),
         "pairs": {"audited": len(pairs),
                   "structured": sum(p.origin == "structured" for p in pairs),
                   "random": sum(p.origin == "random" for p in pairs), "skipped": skipped},
         "tests": [_test_json(t, pairs, level) for t in chosen],
         "info_leaks": sorted({t.feature for t in chosen
-                              if t.feature.startswith("info/") and t.bound > epsilon}),
+                              if t.feature.startswith("info/") and t.bound > run.claim}),
         "confirmation": None, "power_check": None, "witness": None,
     }
     verdict, bound = _decide(run, pairs, chosen, level, result)
@@ -524,6 +548,7 @@ def replay(witness: dict) -> dict:
     hood: Neighbourhood = get_neighbourhood(witness["neighbourhood"])
     params = call_parameters(info, witness["params"])
     epsilon = float(witness["epsilon"])
+    claim = implied_central_epsilon(info.privacy, epsilon)
     d = inputs.decode_input(witness["pair"]["d"])
     d_prime = inputs.decode_input(witness["pair"]["d_prime"])
     diagnostics = witness.get("diagnostics", ())
@@ -537,5 +562,6 @@ def replay(witness: dict) -> dict:
                              float(witness["level"]))
     stored = (witness["counts"]["d"], runs, witness["counts"]["d_prime"], runs)
     return {"reproduced": tuple(counts) == tuple(stored), "counts": list(counts),
-            "lower_bound": bound, "violated": bound > epsilon, "epsilon": epsilon,
+            "lower_bound": bound, "violated": bound > claim, "epsilon": epsilon,
+            "central_epsilon": claim,
             "neighbours": bool(hood.are_neighbours(d, d_prime))}
