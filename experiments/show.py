@@ -30,6 +30,12 @@ __all__ = ["ShowContext", "ShowKind", "KINDS", "register_kind", "describe", "ren
            "UnknownName", "docstring_source"]
 
 
+def _notion(notion: str) -> str:
+    from privpub.registry import describe_notion
+
+    return describe_notion(notion)
+
+
 class UnknownName(LookupError):
     """A name that is none of the kinds; its message is one line with close matches."""
 
@@ -403,7 +409,7 @@ def _render_mechanism(d: dict) -> list[str]:
         f"  {'config':<13}" + (config["file"] or f"mechanism={d['name']} (no YAML: its name "
                                                  "and parameters, all null)"),
         f"  {'kinds':<13}{d['input_kind']} -> {d['output_kind']}",
-        f"  {'privacy':<13}{d['privacy']}",
+        f"  {'privacy':<13}{_notion(d['privacy'])}",
         f"  {'role':<13}{d['role']}",
         f"  {'paper':<13}" + (f"{d['paper']}: {d['paper_citation']}" if d["paper"] else "none"),
         f"  {'section':<13}{section}",

@@ -173,7 +173,7 @@ def _generate(vectors: np.ndarray, labels: np.ndarray, k: int, rng) -> np.ndarra
     privacy=EDGE_LDP,
     paper="qin2017",
     source="Sec 4 (Phases I-III)",
-    audit={"cost_ms": 15},
+    audit={"cost_ms": 8},
 )
 def ldpgen(
     graph: Graph,

@@ -57,6 +57,7 @@ __all__ = [
     "DP_NOTIONS",
     "central_notion",
     "implied_central_epsilon",
+    "describe_notion",
     "MechanismInfo",
     "MetricInfo",
     "register_mechanism",
@@ -107,6 +108,15 @@ def implied_central_epsilon(notion: str, epsilon: float) -> float:
     """The epsilon of the central guarantee an ``epsilon`` claim of ``notion`` implies:
     ``2 epsilon`` edge-DP for ``epsilon`` edge-LDP, ``epsilon`` for a central notion."""
     return _CENTRAL.get(notion, (notion, 1.0))[1] * float(epsilon)
+
+
+def describe_notion(notion: str) -> str:
+    """``notion``, and for a local one the central guarantee it implies
+    (``"edge-LDP (local: 2 eps edge-DP on the whole graph)"``)."""
+    if notion not in _CENTRAL:
+        return notion
+    return (f"{notion} (local: {implied_central_epsilon(notion, 1.0):g} eps "
+            f"{central_notion(notion)} on the whole graph)")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from privpub.plots.leaderboard.standing import (
     replay_command,
     verdict_note,
 )
-from privpub.registry import DP_NOTIONS, EDGE_LDP, central_notion, implied_central_epsilon
+from privpub.registry import DP_NOTIONS, EDGE_LDP, describe_notion
 
 __all__ = ["CSS", "page", "cd_svg", "fmt", "notion_name", "method_rows", "task_page",
            "toy_banner", "refuted_html"]
@@ -45,8 +45,7 @@ td.cav{min-width:18em}
 """
 
 _NOTION_NAMES = {"none": "not private", "node-DP": "node-DP", "edge-DP": "edge-DP",
-                 EDGE_LDP: f"edge-LDP (local: {implied_central_epsilon(EDGE_LDP, 1):g} eps "
-                 f"{central_notion(EDGE_LDP)} on the whole graph)", "record-DP": "record-DP",
+                 EDGE_LDP: describe_notion(EDGE_LDP), "record-DP": "record-DP",
                  "k-anonymity": "k-anonymity",
                  "smooth-k-anonymity": "smooth k-anonymity"}
 
