@@ -22,6 +22,14 @@ sys.path.insert(0, str(ROOT))
 
 from privpub.audit.blind_spots import caveat_coverage  # noqa: E402
 from privpub.audit.stored import config_label, preferred, stored_audits  # noqa: E402
+from privpub.registry import implied_central_epsilon  # noqa: E402
+
+
+def _claim(record: dict) -> str:
+    """The claimed epsilon; a local one with the central epsilon the audit tested."""
+    eps = record["epsilon"]
+    central = implied_central_epsilon(record["privacy"], eps)
+    return f"{eps:g}" if central == eps else f"{eps:g} (central {central:g})"
 
 
 def table(records: list[dict]) -> str:
@@ -37,7 +45,7 @@ def table(records: list[dict]) -> str:
         bound = r.get("epsilon_lower_bound")
         witness = f" (witness `{r['witness_id']}`)" if r.get("witness_id") else ""
         lines.append(
-            f"| `{r['mechanism']}` | {config} | {r['privacy']}, eps = {r['epsilon']:g} | "
+            f"| `{r['mechanism']}` | {config} | {r['privacy']}, eps = {_claim(r)} | "
             f"{r['verdict']}{witness} | {'-' if bound is None else f'{bound:.2f}'} | "
             f"{r.get('samples') or '-'} | {r.get('seconds') or 0:.0f} | "
             f"{'yes' if c['caveat'] else 'none'} | {c['coverage']} |")
