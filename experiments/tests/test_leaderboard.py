@@ -387,6 +387,44 @@ def test_task_file_errors_are_config_errors(tmp_path, monkeypatch):
         load_task("bad")
 
 
+_ACROSS_TASK = """
+    name: across
+    input_kind: graph
+    output_kinds: [joint_degree, graph]
+    notions: [edge-DP, none]
+    metric: dk2_distance
+    secondary: [assortativity_error, average_path_length_error]
+    datasets: [karate]
+    grid: {epsilon: [1]}
+"""
+
+
+@pytest.mark.parametrize("across, error", [
+    ("{over: [dk2_distance, assortativity_error, average_path_length_error], title: three, "
+     "source: a test}", None),
+    ("{over: [dk2_distance, jaccard]}", "jaccard, not among the task's metrics"),
+    ("{over: [dk2_distance]}", "two or more distinct metrics"),
+    ("{over: [dk2_distance, dk2_distance]}", "two or more distinct metrics"),
+    ("{metrics: [dk2_distance, assortativity_error]}", "across_metrics maps over"),
+])
+def test_across_metrics_key_is_checked(tmp_path, monkeypatch, across, error):
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "across.yaml").write_text(textwrap.dedent(_ACROSS_TASK)
+                                        + f"across_metrics: {across}\n")
+    monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
+    if error:
+        with pytest.raises(ConfigError, match=re.escape(error)):
+            load_task("across")
+        return
+    task = load_task("across")
+    assert task.across_metrics == {"title": "three", "source": "a test", "over": [
+        "dk2_distance", "assortativity_error", "average_path_length_error"]}
+    assert leaderboard.board_of(task, "smoke")["across_metrics"] == task.across_metrics
+    (folder / "across.yaml").write_text(textwrap.dedent(_ACROSS_TASK))
+    assert load_task("across").across_metrics is None
+
+
 def test_unknown_add_name_exits_2_before_running(tmp_path, capsys):
     code = main(["leaderboard", "--scale", "smoke", "--add", "outside_laplace_sequenc",
                  "--results-dir", str(tmp_path)], out=io.StringIO())
