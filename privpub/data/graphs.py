@@ -1,9 +1,10 @@
-"""Real graph datasets: SNAP, Facebook100, CAIDA, MUSAE, SuiteSparse files -> :class:`Graph`.
+"""Real graph datasets: SNAP, Facebook100, CAIDA, MUSAE, SuiteSparse, PGB files -> :class:`Graph`.
 
 Every loader returns the *undirected simple* graph of the file: directed edges are
 symmetrised, and duplicates and self-loops are dropped (:meth:`Graph.from_edges`). Node ids
 are relabelled ``0..n-1`` in sorted order of the file's ids (for cit-HepPh, of SNAP's ids,
-via the id map). For edge lists, the nodes are the ids on at least one non-loop edge; for
+via the id map). For edge lists, the nodes are the ids on at least one non-loop edge (every
+id of the file with ``loop_nodes=True``, as PGB's loader reads them); for
 formats that declare the number of nodes (MatrixMarket, Graphs.jl LG, MATLAB) all declared
 nodes are kept. The option ``lcc=True`` keeps the largest connected component, relabelled
 in the same order (as day2016 does: "All graphs are connected").
