@@ -26,6 +26,7 @@ __all__ = [
     "tidy_rows",
     "cell_stats",
     "aggregate",
+    "ACROSS_METRICS",
     "across_metrics",
     "across_rows",
     "critical_difference",
@@ -311,8 +312,8 @@ def across_rows(result: dict, notion: str, stats: pd.DataFrame) -> pd.DataFrame:
             continue
         counts = [block["times_best"][s] for s in series]
         ranks = [block["avg_rank"][s] for s in series]
-        for metric, values, order in (("times_best", counts, rankdata([-c for c in counts])),
-                                      ("average_rank", ranks, rankdata(ranks))):
+        orders = (rankdata([-c for c in counts]), rankdata(ranks))  # most bests, lowest rank
+        for metric, values, order in zip(ACROSS_METRICS, (counts, ranks), orders, strict=True):
             for s, v, r in zip(series, values, order, strict=True):
                 rows.append({"notion": notion, "dataset": block["dataset"],
                              "axis": block["axis"], "x": block["x"],
