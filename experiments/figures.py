@@ -150,6 +150,13 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
     ylabel = plot.get("ylabel") or _metric_label(metric)
     names, footnotes = legend_marks(rows, hue, spec.privacy) if hue else ({}, [])
     name = str(plot.get("name") or f"{metric}_vs_{x}".replace("/", "_"))
+    published = {}
+    if plot.get("published") and panel == "dataset_label":  # a paper's plotted means
+        from privpub.plots.published import published_curves
+
+        published = published_curves(plot["published"], metric,
+                                     dict(zip(rows["dataset"], rows["dataset_label"],
+                                              strict=True)))
     plot_lines(
         rows,
         x=x,
@@ -168,6 +175,7 @@ def _draw_lines(plot: dict, frame: pd.DataFrame, out: Path, spec: ExperimentSpec
         footnotes=footnotes,
         styles=_label_styles(),
         linestyles=plot.get("linestyles"),
+        published=published,
     )
     table = summary_table(rows, x=x, metric=metric, hue=hue, panel=panel, error=error)
     text = table.to_string()

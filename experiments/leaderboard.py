@@ -64,8 +64,9 @@ TRIAL_MEMORY = 8192.0
 
 _TASK_KEYS = frozenset(
     "name title input_kind output_kinds notions metric secondary settings headline exclude "
-    "mechanisms datasets grid repetitions scales claims notes".split()
+    "mechanisms datasets grid repetitions scales claims notes across_metrics".split()
 )
+_ACROSS_KEYS = frozenset("title over source".split())
 _MECHANISM_KEYS = frozenset("params grid tuned_in_hindsight rule reference label".split())
 _SCALE_KEYS = frozenset("datasets grid repetitions mechanisms".split())
 _EMPTY = inspect.Parameter.empty
@@ -92,6 +93,9 @@ class Task:
     scales: dict
     claims: list[dict] = field(default_factory=list)
     notes: str = ""
+    #: ``{"title", "over", "source"}``: how often best and the average rank across the
+    #: metrics ``over`` (docs/design.md, "Leaderboards"); None when the task has none.
+    across_metrics: dict | None = None
 
     @property
     def metrics(self) -> list[str]:
@@ -193,11 +197,33 @@ def load_task(name: str) -> Task:
     )
     for metric in task.metrics:
         get_metric(metric)  # an unknown metric fails here, naming the known ones
+    task.across_metrics = _across_metrics(name, raw.get("across_metrics"), task.metrics)
     missing = [k for k in task.output_kinds if k not in get_metric(task.metric).kinds]
     if missing:
         _fail(name, f"the primary metric {task.metric!r} must take every output kind; "
                     f"it does not take {', '.join(missing)}")
     return task
+
+
+def _across_metrics(name: str, raw, metrics: list[str]) -> dict | None:
+    """The task's ``across_metrics`` checked: ``over`` (two or more of the task's metrics,
+    each once), ``title`` (default: "the N metrics") and ``source`` (where the aggregate
+    comes from, optional)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - _ACROSS_KEYS or "over" not in raw:
+        _fail(name, "across_metrics maps over (a list of the task's metrics) and optionally "
+                    f"title and source, got {raw!r}")
+    over = raw["over"]
+    if not isinstance(over, list) or len(over) < 2 or len(set(map(str, over))) != len(over):
+        _fail(name, f"across_metrics.over lists two or more distinct metrics, got {over!r}")
+    over = [str(m) for m in over]
+    outside = [m for m in over if m not in metrics]
+    if outside:
+        _fail(name, f"across_metrics.over names {', '.join(outside)}, not among the task's "
+                    "metrics (metric and secondary)")
+    return {"title": str(raw.get("title") or f"the {len(over)} metrics"), "over": over,
+            "source": str(raw.get("source") or "")}
 
 
 def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
@@ -403,7 +429,7 @@ def board_of(task: Task, scale: str, add=()) -> dict:
         "notions": task.notions, "metric": task.metric, "secondary": task.secondary,
         "higher_is_better": {m: get_metric(m).higher_is_better for m in task.metrics},
         "settings": task.settings, "headline": task.headline, "methods": methods,
-        "left_out": left_out, "notes": task.notes,
+        "left_out": left_out, "notes": task.notes, "across_metrics": task.across_metrics,
     }
 
 

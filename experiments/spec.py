@@ -253,6 +253,10 @@ def _check_plots(plots: list[dict], metrics: list[str], keep_releases: bool, whe
         if bad:
             raise ConfigError(f"{where}: linestyles maps a series name to one of "
                               f"{list(LINESTYLES)}; got {bad}")
+        if plot.get("published") is not None:  # a paper's plotted means: the file must exist
+            from privpub.plots.published import published_means
+
+            published_means(str(plot["published"]))
         if plot.get("error", "std") not in ("std", "sem", "range", "ci95", None):
             raise ConfigError(f"{where}: error must be std, sem, range, ci95 or null: {plot}")
         unknown = [m for m in plot_metrics(plot) if m != "None" and not computed(m)]

@@ -146,6 +146,7 @@ def lines_figure(
     styles: dict[str, tuple[int, int]] | None = None,
     footnotes: list[str] | None = None,
     linestyles: dict[str, str] | None = None,
+    published: dict | None = None,
 ) -> Figure:
     """Draw ``metric`` against ``x`` and return the :class:`~matplotlib.figure.Figure`.
 
@@ -159,8 +160,10 @@ def lines_figure(
     ``legend_names`` renames series in the legend (e.g. ``"RR [edge-DP]"``), ``footnotes``
     are printed under it (e.g. caveats); ``linestyles`` gives a series (by its name before
     renaming) one of :data:`privpub.plots.series.LINESTYLES`, as a paper draws them (epasto2022
-    Fig. 3: smooth solid, non-smooth dashed, Mondrian dotted); :func:`plot_lines`
-    describes the other options. The figure is not saved: tests and notebooks inspect it directly.
+    Fig. 3: smooth solid, non-smooth dashed, Mondrian dotted); ``published`` ({panel value:
+    {series: {x: y}}}) draws a paper's plotted means beside ours, dotted with hollow
+    markers in the series' colour; :func:`plot_lines` describes the other options. The
+    figure is not saved: tests and notebooks inspect it directly.
     """
     if error not in _ERRORS:
         raise PrivpubError(f"error must be one of {list(_ERRORS)}, got {error!r}")
@@ -182,6 +185,7 @@ def lines_figure(
             label = metric if hue is None else str(legend_names.get(h, h))
             _draw_line(ax, line, handles, label=label, style=style[str(h)],
                        linestyle=linestyles.get(str(h), "-"), error=error, levels=levels)
+        _draw_published(ax, (published or {}).get(pval, {}), style, handles, levels)
         _draw_references(ax, reference_lines, handles)
         _dress_panel(ax, sub, pval, panel=panel, logx=logx, logy=logy, levels=levels,
                      xlabel=xlabel if xlabel is not None else x,
@@ -284,6 +288,26 @@ def _draw_line(ax, line: pd.DataFrame, handles: dict, *, label: str, style, line
     handles.setdefault(label, cont)
 
 
+#: The legend entry of a paper's plotted means (:func:`_draw_published`).
+PUBLISHED_LABEL = "dotted, hollow: the paper's plotted means"
+
+
+def _draw_published(ax, curves: dict, style: dict, handles: dict, levels: list | None):
+    """A paper's plotted means ({series: {x: y}}) of the series this panel draws, dotted,
+    hollow markers in the series' colour; one legend entry for all of them."""
+    positions = None if levels is None else {v: i for i, v in enumerate(levels)}
+    for series, points in curves.items():
+        if str(series) not in style:
+            continue
+        color, marker = style[str(series)]
+        xs = sorted(points, key=(None if positions is None else positions.get))
+        at = xs if positions is None else [positions[x] for x in xs]
+        (line,) = ax.plot(np.asarray(at, dtype=float), [points[x] for x in xs], color=color,
+                          marker=marker, markersize=5, markerfacecolor="none", linewidth=1.0,
+                          linestyle=":", alpha=0.8)
+        handles.setdefault(PUBLISHED_LABEL, line)
+
+
 def _draw_references(ax, reference_lines: dict | None, handles: dict):
     """Horizontal lines at given levels (e.g. a majority vote), grey, dashed differently."""
     for i, (name, level) in enumerate((reference_lines or {}).items()):
@@ -363,7 +387,8 @@ def plot_lines(df: pd.DataFrame, *, out_stem: Path, **options) -> list[Path]:
     ``error`` (``"std"``, ``"sem"``, ``"ci95"``, ``"range"`` from the lowest to the highest
     repetition, or None; written on the figure), ``title``, ``xlabel``, ``ylabel``,
     ``reference_lines`` (name -> level, e.g. a majority vote), ``ncols``, ``legend_names``,
-    ``footnotes``, ``styles``, ``linestyles`` (series name -> line style).
+    ``footnotes``, ``styles``, ``linestyles`` (series name -> line style), ``published`` (a
+    paper's plotted means: {panel value: {series: {x: y}}}).
     """
     return save_figure(lines_figure(df, **options), out_stem)
 

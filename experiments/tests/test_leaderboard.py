@@ -387,6 +387,65 @@ def test_task_file_errors_are_config_errors(tmp_path, monkeypatch):
         load_task("bad")
 
 
+_ACROSS_TASK = """
+    name: across
+    input_kind: graph
+    output_kinds: [joint_degree, graph]
+    notions: [edge-DP, none]
+    metric: dk2_distance
+    secondary: [assortativity_error, average_path_length_error]
+    datasets: [karate]
+    grid: {epsilon: [1]}
+"""
+
+
+@pytest.mark.parametrize("across, error", [
+    ("{over: [dk2_distance, assortativity_error, average_path_length_error], title: three, "
+     "source: a test}", None),
+    ("{over: [dk2_distance, jaccard]}", "jaccard, not among the task's metrics"),
+    ("{over: [dk2_distance]}", "two or more distinct metrics"),
+    ("{over: [dk2_distance, dk2_distance]}", "two or more distinct metrics"),
+    ("{metrics: [dk2_distance, assortativity_error]}", "across_metrics maps over"),
+])
+def test_across_metrics_key_is_checked(tmp_path, monkeypatch, across, error):
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "across.yaml").write_text(textwrap.dedent(_ACROSS_TASK)
+                                        + f"across_metrics: {across}\n")
+    monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
+    if error:
+        with pytest.raises(ConfigError, match=re.escape(error)):
+            load_task("across")
+        return
+    task = load_task("across")
+    assert task.across_metrics == {"title": "three", "source": "a test", "over": [
+        "dk2_distance", "assortativity_error", "average_path_length_error"]}
+    assert leaderboard.board_of(task, "smoke")["across_metrics"] == task.across_metrics
+    (folder / "across.yaml").write_text(textwrap.dedent(_ACROSS_TASK))
+    assert load_task("across").across_metrics is None
+
+
+def test_dp_synthetic_graph_is_in_pgbs_setting():
+    task = load_task("dp_synthetic_graph")
+    paper = task.scaled("paper")
+    assert [d["name"] for d in paper["datasets"]] == [
+        "road_minnesota", "facebook", "wiki_vote", "ca_hepph", "p2p_gnutella25",
+        "econ_poli_large", "pgb_er", "pgb_ba"]
+    assert [d for d in paper["datasets"] if len(d) > 1] == [{"name": "ca_hepph",
+                                                             "loop_nodes": True}]
+    assert paper["grid"] == {"epsilon": [0.1, 0.5, 1, 2, 5, 10]}
+    assert paper["repetitions"] == 10  # PGB's exp_num
+    assert task.metric == "dk2_distance" and task.across_metrics["over"] == task.secondary
+
+
+def test_dp_synthetic_graph_ranks_pgbs_fifteen_queries_across_in_q_order():
+    queries = pytest.importorskip("privpub.metrics.pgb_queries",
+                                  reason="PGB's queries are not registered yet")
+    task = load_task("dp_synthetic_graph")
+    assert task.secondary == list(queries.PGB_QUERIES) == task.across_metrics["over"]
+    assert len(task.secondary) == 15
+
+
 def test_unknown_add_name_exits_2_before_running(tmp_path, capsys):
     code = main(["leaderboard", "--scale", "smoke", "--add", "outside_laplace_sequenc",
                  "--results-dir", str(tmp_path)], out=io.StringIO())

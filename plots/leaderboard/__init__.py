@@ -26,6 +26,8 @@ from privpub.plots.leaderboard.page import (
 )
 from privpub.plots.leaderboard.ranking import (
     HINDSIGHT,
+    across_metrics,
+    across_rows,
     aggregate,
     cell_stats,
     method_costs,
@@ -191,7 +193,9 @@ def write_leaderboard(boards: list[dict], out_dir, *, results_dir=None) -> dict:
     ``frame`` and judged ``claims``) into ``out_dir``; return their paths, each task's top
     three (``tops``) and its series whose claim the stored audits under ``results_dir``
     refute (``refuted``: set aside, never ranked). Each board gains its ``standing``
-    (:func:`board_standing`) and ``aggregates``."""
+    (:func:`board_standing`), ``aggregates`` and ``across`` (per notion, the aggregate
+    across the task's ``across_metrics``, :func:`across_metrics`; its rows are in the CSV
+    with metric ``times_best`` and ``average_rank``)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     audits = audited_privacy(results_dir) if results_dir is not None else {}
@@ -211,16 +215,21 @@ def write_leaderboard(boards: list[dict], out_dir, *, results_dir=None) -> dict:
         higher = board["higher_is_better"][board["metric"]]
         notions = sorted(set(stats["notion"])) if not stats.empty else []
         aggregates = {n: aggregate(stats, n, board["metric"], higher) for n in notions}
+        across = board.get("across_metrics")
+        crossed = {n: across_metrics(stats, n, across["over"], board["higher_is_better"])
+                   for n in notions} if across else {}
         caveats = {n: m.get("caveat") for n, m in board["methods"].items()}
         costs = method_costs(board.get("frame"))
         html_text = task_page(board, stats, aggregates, costs, audits, bibtex,
-                              _claims_html(board.get("claims", [])))
+                              _claims_html(board.get("claims", [])), crossed)
         (out_dir / f"{board['task']}.html").write_text(html_text, encoding="utf-8")
-        rows = [f for f in (stats, set_aside) if not f.empty]  # refuted rows: no rank
+        crossed_rows = [across_rows(r, n, stats) for n, r in crossed.items()]
+        rows = [f for f in (stats, *crossed_rows, set_aside)  # refuted rows: no rank
+                if not f.empty]
         csvs.append(leaderboard_csv(board["task"], pd.concat(rows, ignore_index=True)
                                     if rows else stats, caveats, standing))
         tops[board["task"]] = top_three(stats, board)
-        board["aggregates"] = aggregates
+        board["aggregates"], board["across"] = aggregates, crossed
     (out_dir / "index.html").write_text(_index(boards, tops), encoding="utf-8")
     csv_path = out_dir / "leaderboard.csv"
     pd.concat(csvs, ignore_index=True).to_csv(csv_path, index=False)

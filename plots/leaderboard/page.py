@@ -299,11 +299,61 @@ def _aggregate_html(agg: dict, standing: dict) -> str:
             f"{dropped}")
 
 
+def _across_html(result: dict, spec: dict, standing: dict) -> str:
+    """The aggregate across the task's ``across_metrics`` for one notion: per series its
+    mean over the blocks of its average rank and its total count of bests, then per
+    dataset a table whose cells give "best on k of n, average rank r" per epsilon-or-k."""
+    if not result["series"]:
+        return "<p class=muted>No series has every one of these metrics: no aggregate.</p>"
+    blocks = result["blocks"]
+    source = f" ({esc(spec['source'])})" if spec.get("source") else ""
+    intro = (f"<p>Over {esc(', '.join(spec['over']))}{source}. Per dataset × parameter × "
+             "setting: <b>best on k of n</b>, the number of these metrics on which the "
+             "series has the best mean (a tie for the best counts for every tied series), "
+             "and its <b>average rank</b> over them (ties share their average rank; an "
+             "undefined mean ranks last). A series lacking one of the metrics there is "
+             "left out of that block.</p>")
+    n_blocks = {s: sum(s in b["avg_rank"] for b in blocks) for s in result["series"]}
+    rows = "".join(
+        f"<tr><td>{i + 1}</td><td class=l>{esc(s)}{_unaudited(s, standing)}</td>"
+        f"<td>{result['mean_rank'][s]:.2f}</td><td>{result['total_best'][s]}</td>"
+        f"<td>{n_blocks[s]}</td></tr>" for i, s in enumerate(result["series"]))
+    parts = [intro, "<table><tr><th>#</th><th class=l>series</th><th>mean of average "
+             "ranks</th><th>bests, in total</th><th>blocks</th></tr>" + rows + "</table>"]
+    for dataset in sorted({b["dataset"] for b in blocks}):
+        mine = sorted((b for b in blocks if b["dataset"] == dataset),
+                      key=lambda b: (b["setting"], float(b["x"]) if pd.notna(b["x"])
+                                     else np.inf))
+        head = "".join(f"<th>{esc(b['axis'])} = {fmt(b['x'])}"
+                       f"{'<br>' + esc(b['setting']) if b['setting'] else ''}</th>"
+                       for b in mine)
+        body = []
+        for s in result["series"]:
+            cells = []
+            for b in mine:
+                if s not in b["avg_rank"]:
+                    lacks = b["left_out"].get(s)
+                    title = f" title=\"lacks {esc(', '.join(lacks))}\"" if lacks else ""
+                    cells.append(f"<td class=muted{title}>n/a</td>")
+                    continue
+                most = max(b["times_best"].values())
+                shade = " class=r1" if b["times_best"][s] == most and most > 0 else ""
+                best_on = ", ".join(b["best_on"][s]) or "none"
+                cells.append(f"<td{shade} title=\"best on: {esc(best_on)}\">best on "
+                             f"{b['times_best'][s]} of {b['n_metrics']}<br><span class=muted>"
+                             f"avg rank {b['avg_rank'][s]:.2f}</span></td>")
+            body.append(f"<tr><td class=l>{esc(s)}</td>{''.join(cells)}</tr>")
+        parts.append(f"<p><b>{esc(dataset)}</b></p><table><tr><th class=l>series</th>{head}"
+                     f"</tr>{''.join(body)}</table>")
+    return "".join(parts)
+
+
 def task_page(board: dict, stats: pd.DataFrame, aggregates: dict, costs: dict, audits: dict,
-              bibtex: dict, claims_html: str) -> str:
+              bibtex: dict, claims_html: str, across: dict | None = None) -> str:
     """One task's page: its description, claims, one section per notion (aggregate with
-    its CD diagram, then one table per metric and dataset), the methods and what is left
-    out."""
+    its CD diagram, the aggregate across the task's ``across_metrics`` when it has them
+    (``across``: per notion, :func:`~privpub.plots.leaderboard.ranking.across_metrics`),
+    then one table per metric and dataset), the methods and what is left out."""
     caveats = {n: m.get("caveat") for n, m in board["methods"].items()}
     standing = board.get("standing") or {}
     parts = [f"<p><a href=\"index.html\">← all tasks</a></p><h1>{esc(board['title'])}</h1>",
@@ -336,6 +386,11 @@ def task_page(board: dict, stats: pd.DataFrame, aggregates: dict, costs: dict, a
             continue
         parts.append(f"<h3>Aggregate ({esc(board['metric'])})</h3>")
         parts.append(_aggregate_html(aggregates[notion], standing))
+        if across and notion in across:
+            spec = board["across_metrics"]
+            parts.append(f"<h3>Across {esc(spec['title'])}: how often best, average rank"
+                         "</h3>")
+            parts.append(_across_html(across[notion], spec, standing))
         for metric in metrics:
             rows = mine[mine["metric"] == metric]
             if rows.empty:

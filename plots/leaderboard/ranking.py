@@ -1,6 +1,7 @@
 """The leaderboard's numbers from a task's stored rows: per-group means, 95% CIs and ranks,
-and the rank aggregate across datasets (average rank, Friedman test, Nemenyi critical
-difference, pairwise win rates).
+the rank aggregate across datasets (average rank, Friedman test, Nemenyi critical
+difference, pairwise win rates) and the aggregate across metrics (how often best, average
+rank over a task's ``across_metrics``).
 
 Rules (notions never ranked together, hindsight-tuned series, blocks of the aggregate):
 docs/design.md ("Leaderboards"). The critical difference follows Demšar, "Statistical
@@ -25,6 +26,9 @@ __all__ = [
     "tidy_rows",
     "cell_stats",
     "aggregate",
+    "ACROSS_METRICS",
+    "across_metrics",
+    "across_rows",
     "critical_difference",
     "method_costs",
 ]
@@ -218,6 +222,108 @@ def aggregate(stats: pd.DataFrame, notion: str, metric: str, higher: bool) -> di
         better = (values[:, i][:, None] > values) if higher else (values[:, i][:, None] < values)
         out["wins"][a] = {b: float(better[:, j].mean()) for j, b in enumerate(cols) if b != a}
     return out
+
+
+def across_metrics(stats: pd.DataFrame, notion: str, over: list[str],
+                   higher_is_better: dict[str, bool]) -> dict:
+    """The aggregate of one notion's series across the metrics ``over``, per block (dataset
+    x epsilon-or-k x setting): PGB's "how often best" (pgb2024's results: the number of
+    its fifteen queries on which a generator has the best mean error) and the average rank.
+
+    In a block, a series lacking a metric (no stored row: the metric does not take its
+    output, or every trial failed) is left out of that block (``left_out`` lists what it
+    lacks); a metric that no kept series has is not counted (``n_metrics`` counts the
+    rest). Per metric the kept series are ranked on their means (ties share their average
+    rank; a NaN mean, a metric undefined on the release, ranks last and is never best). A
+    series is best on a metric when its mean equals the best mean: tied series are each
+    counted, so the counts of a block may add up to more than ``n_metrics``.
+
+    Returns ``{"blocks": [...], "series": [...], "total_best": {...}, "mean_rank": {...}}``:
+    each block is ``{"dataset", "axis", "x", "setting", "n_metrics", "times_best": {series:
+    count}, "avg_rank": {series: rank}, "best_on": {series: [metrics]}, "left_out":
+    {series: [metrics it lacks]}}``; ``series`` is ordered by ``mean_rank`` (the mean over
+    the blocks holding it of its average rank), ``total_best`` sums its counts."""
+    from scipy.stats import rankdata
+
+    rows = stats[(stats["notion"] == notion) & stats["metric"].isin(over)]
+    out = {"blocks": [], "series": [], "total_best": {}, "mean_rank": {}}
+    if rows.empty:
+        return out
+    ranks_of: dict[str, list[float]] = {}
+    for (dataset, x, setting), block in rows.groupby(["dataset", "x", "setting"],
+                                                     sort=True, dropna=False):
+        table = block.pivot_table(index="series", columns="metric", values="mean",
+                                  aggfunc="first", dropna=False)
+        present = block.groupby("series")["metric"].agg(set)
+        metrics = [m for m in over if m in set(block["metric"])]
+        lacking = {s: [m for m in metrics if m not in have] for s, have in present.items()}
+        left_out = {s: miss for s, miss in lacking.items() if miss}
+        kept = [s for s in sorted(present.index) if s not in left_out]
+        info = {"dataset": dataset, "axis": block["axis"].iloc[0], "x": x, "setting": setting,
+                "n_metrics": 0, "times_best": {}, "avg_rank": {}, "best_on": {},
+                "left_out": left_out}
+        out["blocks"].append(info)
+        if not kept:
+            continue
+        best_on = {s: [] for s in kept}
+        ranks = []
+        for metric in metrics:
+            values = table.loc[kept, metric].to_numpy(float)
+            if np.isnan(values).all():
+                continue
+            signed = (-1.0 if higher_is_better.get(metric) else 1.0) * values
+            signed = np.where(np.isnan(signed), np.inf, signed)
+            ranks.append(rankdata(signed, method="average"))
+            top = signed.min()
+            for s, v in zip(kept, signed, strict=True):
+                if v == top:
+                    best_on[s].append(metric)
+        info["n_metrics"] = len(ranks)
+        if not ranks:
+            continue
+        mean_ranks = np.mean(ranks, axis=0)
+        for s, r in zip(kept, mean_ranks, strict=True):
+            info["times_best"][s] = len(best_on[s])
+            info["avg_rank"][s] = float(r)
+            info["best_on"][s] = best_on[s]
+            ranks_of.setdefault(s, []).append(float(r))
+            out["total_best"][s] = out["total_best"].get(s, 0) + len(best_on[s])
+    out["mean_rank"] = {s: float(np.mean(r)) for s, r in ranks_of.items()}
+    out["series"] = sorted(out["mean_rank"], key=lambda s: (out["mean_rank"][s], s))
+    return out
+
+
+#: The two numbers of :func:`across_metrics` as the CSV's ``metric`` column names them.
+ACROSS_METRICS = ("times_best", "average_rank")
+
+
+def across_rows(result: dict, notion: str, stats: pd.DataFrame) -> pd.DataFrame:
+    """:func:`across_metrics`'s ``result`` as rows shaped like :func:`cell_stats`' (for the
+    CSV): per block and series a ``times_best`` row (ranked by count, most first) and an
+    ``average_rank`` row (ranked by it, lowest first), ``n`` = the block's ``n_metrics``."""
+    from scipy.stats import rankdata
+
+    columns = [*GROUP, "series", "mechanism", "hindsight", "mean", "ci95", "n", "rank"]
+    info = stats.drop_duplicates("series").set_index("series")
+    rows = []
+    for block in result["blocks"]:
+        series = sorted(block["avg_rank"])
+        if not series:
+            continue
+        counts = [block["times_best"][s] for s in series]
+        ranks = [block["avg_rank"][s] for s in series]
+        orders = (rankdata([-c for c in counts]), rankdata(ranks))  # most bests, lowest rank
+        for metric, values, order in zip(ACROSS_METRICS, (counts, ranks), orders, strict=True):
+            for s, v, r in zip(series, values, order, strict=True):
+                rows.append({"notion": notion, "dataset": block["dataset"],
+                             "axis": block["axis"], "x": block["x"],
+                             "setting": block["setting"], "metric": metric, "series": s,
+                             "mechanism": info.at[s, "mechanism"],
+                             "hindsight": info.at[s, "hindsight"], "mean": float(v),
+                             "ci95": np.nan, "n": block["n_metrics"], "rank": float(r),
+                             **({"caveat": info.at[s, "caveat"]} if "caveat" in info
+                                else {})})
+    return pd.DataFrame(rows, columns=columns + (["caveat"] if "caveat" in info else []))
 
 
 def method_costs(frame: pd.DataFrame) -> dict[str, dict]:

@@ -254,3 +254,96 @@ def test_smoke_pages_say_they_are_toy_data(constructed_store, tmp_path):
     write_leaderboard([board], tmp_path / "small")
     for path in (tmp_path / "small").glob("*.html"):
         assert "toy data" not in path.read_text()
+
+
+# --------------------------------------------------------------------------- across metrics
+def _metric_rows(mechanism, privacy, epsilon, means: dict) -> list[dict]:
+    """Two repetitions per metric around each mean (NaN: the metric undefined)."""
+    rows = []
+    for metric, mean in means.items():
+        for row in _rows(mechanism, privacy, "d1", [mean - 0.01, mean + 0.01],
+                         epsilon=epsilon):
+            row.update(metric=metric, cell=f"{row['cell']}-{metric}")
+            rows.append(row)
+    return rows
+
+
+@pytest.fixture
+def three_metric_store(tmp_path):
+    """A, B, C (node-DP) on m1, m2 (lower is better) and m3 (higher is better) at epsilon 1
+    and 2; D has only m1; E (edge-DP) beats everyone on everything."""
+    nan = float("nan")
+    rows = []
+    for mech, e1, e2 in [("A", (1, 3, 0.9), (1, 1, 0.9)), ("B", (2, 1, 0.5), (2, 2, 0.5)),
+                         ("C", (1, 2, nan), (3, 3, 0.1))]:
+        for eps, (m1, m2, m3) in ((1.0, e1), (2.0, e2)):
+            rows += _metric_rows(mech, "node-DP", eps, {"m1": m1, "m2": m2, "m3": m3})
+    rows += _metric_rows("D", "node-DP", 1.0, {"m1": 0.1})
+    for eps in (1.0, 2.0):
+        rows += _metric_rows("E", "edge-DP", eps, {"m1": 0.0, "m2": 0.0, "m3": 5.0})
+    store = ResultStore(tmp_path / "_leaderboard_toy" / "smoke" / "store")
+    store.write(rows)
+    board = _board({n: ("node-DP", None) for n in "ABCD"} | {"E": ("edge-DP", None)},
+                   metric="m1", secondary=["m2", "m3"],
+                   higher_is_better={"m1": False, "m2": False, "m3": True},
+                   across_metrics={"title": "three toy metrics", "over": ["m1", "m2", "m3"],
+                                   "source": "a test"})
+    board["frame"] = store.load()
+    return board
+
+
+def test_across_metrics_counts_bests_and_averages_ranks_by_hand(three_metric_store):
+    from privpub.plots.leaderboard.ranking import across_metrics
+
+    board = three_metric_store
+    stats = cell_stats(tidy_rows(board["frame"], board), board)
+    result = across_metrics(stats, "node-DP", ["m1", "m2", "m3"], board["higher_is_better"])
+    first, second = result["blocks"]
+    assert (first["x"], second["x"]) == (1.0, 2.0) and first["n_metrics"] == 3
+    # epsilon 1: m1 A = C = 1 < B (A, C share the best: ranks 1.5, 1.5, 3); m2 B < C < A;
+    # m3 (higher is better) A 0.9 > B 0.5, C undefined (NaN): last, never best
+    assert first["times_best"] == {"A": 2, "B": 1, "C": 1}
+    assert first["best_on"] == {"A": ["m1", "m3"], "B": ["m2"], "C": ["m1"]}
+    assert first["avg_rank"] == pytest.approx({"A": (1.5 + 3 + 1) / 3, "B": (3 + 1 + 2) / 3,
+                                               "C": (1.5 + 2 + 3) / 3})
+    assert first["left_out"] == {"D": ["m2", "m3"]}  # D has only m1: not in this block
+    # epsilon 2: A best everywhere, B second, C third
+    assert second["times_best"] == {"A": 3, "B": 0, "C": 0}
+    assert second["avg_rank"] == {"A": 1.0, "B": 2.0, "C": 3.0}
+    assert result["total_best"] == {"A": 5, "B": 1, "C": 1}
+    assert result["mean_rank"] == pytest.approx({"A": (11 / 6 + 1) / 2, "B": 2.0,
+                                                 "C": (13 / 6 + 3) / 2})
+    assert result["series"] == ["A", "B", "C"]
+    # the edge-DP series beats all of them, yet only counts among edge-DP series
+    assert "E" not in result["mean_rank"]
+    edge = across_metrics(stats, "edge-DP", ["m1", "m2", "m3"], board["higher_is_better"])
+    assert edge["total_best"] == {"E": 6}
+
+
+def test_across_metrics_on_the_page_and_in_the_csv(three_metric_store, tmp_path):
+    board = three_metric_store
+    out = tmp_path / "leaderboard"
+    written = write_leaderboard([board], out)
+    page = (out / "toy.html").read_text()
+    assert "Across three toy metrics: how often best, average rank" in page
+    assert "best on 2 of 3" in page and "a test" in page
+    csv = pd.read_csv(written["csv"])
+    assert list(csv.columns) == CSV_COLUMNS
+    best = csv[(csv["metric"] == "times_best") & (csv["value"] == 1.0)]
+    assert dict(zip(best["mechanism"], best["mean"], strict=True)) == {"A": 2, "B": 1, "C": 1,
+                                                                      "E": 3}
+    assert dict(zip(best["mechanism"], best["rank"], strict=True)) == {"A": 1, "B": 2.5,
+                                                                      "C": 2.5, "E": 1}
+    assert set(best["n"]) == {3}
+    ranks = csv[(csv["metric"] == "average_rank") & (csv["value"] == 2.0)
+                & (csv["notion"] == "node-DP")]
+    assert dict(zip(ranks["mechanism"], ranks["mean"], strict=True)) == {"A": 1, "B": 2, "C": 3}
+    assert board["across"]["node-DP"]["series"] == ["A", "B", "C"]
+
+
+def test_a_refuted_series_is_not_counted_across_metrics(three_metric_store, tmp_path):
+    board = three_metric_store
+    results = _audits(tmp_path, [_audit("A", "violated", 3.0, witness="w1", caveat="toy")])
+    write_leaderboard([board], tmp_path / "leaderboard", results_dir=results)
+    node = board["across"]["node-DP"]
+    assert "A" not in node["mean_rank"] and node["blocks"][1]["times_best"] == {"B": 3, "C": 0}

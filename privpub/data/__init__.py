@@ -9,7 +9,7 @@ Examples
 --------
 >>> from privpub.data import dataset_names, get_dataset_spec, load_dataset
 >>> get_dataset_spec("wiki_vote").defaults
-{'lcc': False}
+{'lcc': False, 'loop_nodes': False}
 >>> load_dataset("karate").n_edges
 78
 
@@ -18,7 +18,7 @@ Modules
 - :mod:`privpub.data.registry`  :class:`DatasetSpec`, :func:`load_dataset`
 - :mod:`privpub.data.files`     data directory, file specs, hashing, downloads
 - :mod:`privpub.data.readers`   edge list / MatrixMarket / Graphs.jl LG / MATLAB readers
-- :mod:`privpub.data.graphs`    real graphs (SNAP, Facebook100, CAIDA, MUSAE, SuiteSparse)
+- :mod:`privpub.data.graphs`    real graphs (SNAP, Facebook100, CAIDA, MUSAE, SuiteSparse, PGB)
 - :mod:`privpub.data.tables`    real tables (UCI Adult, NLTCS, ACS, Google Play)
 - :mod:`privpub.data.binary`    binary-matrix views for epasto2022
 - :mod:`privpub.data.synthetic` generators (Gaussians, bipartite SBM, Chung-Lu, networkx)

@@ -238,6 +238,23 @@ def test_snap_formats(tmp_path):
     assert read_edge_list(tmp_path / "b.csv", sep=",").dtype == np.int64
 
 
+def test_loop_nodes_keeps_ids_seen_only_on_self_loops(tmp_path):
+    # PGB's loader (utils.get_mat) keeps every id of the file: 7 and 8 become isolated
+    from privpub.data.graphs import _load_edge_list
+
+    p = tmp_path / "pgb.txt"
+    p.write_text("1 1\n1 2\n2 3\n7 7\n3\t1\n8 8\n")
+    g = _load_edge_list([p])
+    assert (g.n_nodes, g.n_edges) == (3, 3)
+    kept = _load_edge_list([p], loop_nodes=True)
+    assert (kept.n_nodes, kept.n_edges) == (5, 3)
+    np.testing.assert_array_equal(kept.edges(), g.edges())  # ids 1, 2, 3 keep 0, 1, 2
+    np.testing.assert_array_equal(kept.degrees(), [2, 2, 2, 0, 0])
+    assert _load_edge_list([p], loop_nodes=True, lcc=True).n_nodes == 3
+    with pytest.raises(PrivpubError, match="option loop_nodes must be true or false"):
+        _load_edge_list([p], loop_nodes="yes")
+
+
 def test_lg_and_matrix_market(tmp_path):
     lg = tmp_path / "g.jlg"
     lg.write_bytes(gzip.compress(b"4,3,d,graph,2,Int64,simplegraph\n1,2\n2,3\n4,4\n"))
@@ -309,7 +326,10 @@ def test_names_and_kinds():
         assert spec.options == tuple(spec.defaults)
     real_graphs = {"facebook", "wiki_vote", "ca_hepph", "email_enron", "cit_hepph",
                    "loc_brightkite", "twitter", "dblp", "caltech36", "georgetown15", "unc28",
-                   "as_caida", "musae_git", "web_notredame"}
+                   "as_caida", "musae_git", "web_notredame", "road_minnesota",
+                   "p2p_gnutella25", "econ_poli_large", "pgb_er", "pgb_ba"}
     assert real_graphs <= set(names)
-    for n in real_graphs:
-        assert get_dataset_spec(n).defaults == {"lcc": False}
+    declare_n = {"cit_hepph", "twitter", "caltech36", "georgetown15", "unc28", "web_notredame"}
+    for n in real_graphs:  # an edge list may keep its self-loop-only ids (loop_nodes)
+        extra = {} if n in declare_n else {"loop_nodes": False}
+        assert get_dataset_spec(n).defaults == {"lcc": False, **extra}, n
