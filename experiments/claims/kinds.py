@@ -11,6 +11,8 @@ import itertools
 import math
 from collections.abc import Mapping
 
+import pandas as pd
+
 from privpub.errors import PrivpubError
 from privpub.experiments.claims.numbers import (
     GREEK,
@@ -32,6 +34,7 @@ from privpub.experiments.claims.select import (
     picked_name,
     rows_for,
     select_series,
+    selector_name,
     shown,
     table_of,
     where_rows,
@@ -495,6 +498,79 @@ def _eval_table(claim, frame, params, plots):
     return groups, skipped, lambda g: f"ours {num(g['ours'])} vs paper {num(g['paper'])}"
 
 
+# --------------------------------------------------------------------------- times_best
+
+
+def _eval_times_best(claim, frame, params, plots):
+    """PGB's count (pgb2024): per group (dataset x epsilon by default), on how many of the
+    claim's metrics each series of ``among`` has the best mean
+    (:func:`privpub.plots.leaderboard.ranking.across_metrics`, ties counted for each tied
+    series). A group holds when ``expect`` has the largest count (ties included); for
+    ``expect: no single series``, when the series most often top over all groups is not
+    top there, so the claim holds when that happens in at least ``holds_in`` of them."""
+    from privpub.experiments.claims.schema import NO_SINGLE_BEST
+    from privpub.plots.leaderboard.ranking import across_metrics
+    from privpub.registry import get_metric
+
+    metrics = list(claim["metric"])
+    rows = rows_for(frame, claim)
+    rows = rows[rows["metric"].astype(str).isin(metrics)]
+    per = [("dataset_label" if c == "dataset" and "dataset_label" in rows.columns else c)
+           for c in (claim["per"] or ["dataset", "epsilon"]) if c in rows.columns
+           or (c == "dataset" and "dataset_label" in rows.columns)]
+    parts = []
+    for metric in metrics:
+        of_metric = rows[rows["metric"].astype(str) == metric]
+        for sel in claim["among"]:
+            try:
+                cells = select_series(of_metric, sel, stat=claim["stat"], higher=None).cells
+            except NotEvaluated:
+                continue
+            parts.append(pd.DataFrame({
+                "notion": "all", "axis": "", "setting": "", "series": selector_name(sel),
+                "dataset": (cells[per].astype(str).agg(" ".join, axis=1) if per
+                            else "all"),
+                "x": 0.0, "metric": metric, "mean": cells["_value"].to_numpy(float),
+            }))
+    if not parts:
+        raise NotEvaluated("no series of among has results")
+    stats = pd.concat(parts, ignore_index=True)
+    higher = {m: get_metric(m).higher_is_better for m in metrics if not is_mechanism_row(m)}
+    result = across_metrics(stats, "all", metrics, higher)
+    blocks = [b for b in result["blocks"] if b["times_best"]]
+    tops = [{s for s, c in b["times_best"].items() if c == max(b["times_best"].values())}
+            for b in blocks]
+    if claim["expect"] == NO_SINGLE_BEST:
+        counts: dict[str, int] = {}
+        for top in tops:
+            for s in top:
+                counts[s] = counts.get(s, 0) + 1
+        leader = max(sorted(counts), key=counts.get) if counts else None
+    groups = []
+    keys = {(" ".join(map(str, k)) if per else "all"): k for k in
+            rows[per].drop_duplicates().itertuples(index=False, name=None)} if per else {}
+    for block, top in zip(blocks, tops, strict=True):
+        count = block["times_best"]
+        if claim["expect"] == NO_SINGLE_BEST:
+            name, held = leader, leader not in top
+        else:
+            name = selector_name(claim["expect"])
+            held = name in top
+        best = max(count.values())
+        ours = count.get(name, 0)
+        key = keys.get(block["dataset"], (block["dataset"],))
+        groups.append({
+            "group": _group(per or ["dataset"], key), "ours": ours, "other": best,
+            "best": ", ".join(sorted(top)), "held": bool(held), "values": dict(count),
+            "ratio": None, "_score": float(best - ours) if claim["expect"] != NO_SINGLE_BEST
+            else float(held is False),
+        })
+    n_metrics = max((b["n_metrics"] for b in blocks), default=0)
+    return groups, [], lambda g: (
+        f"most often best: {g['best']} ({g['other']} of {n_metrics}); "
+        + ", ".join(f"{k} {v}" for k, v in sorted(g["values"].items(), key=lambda kv: -kv[1])))
+
+
 _EVALUATORS = {
     "compare": _eval_compare,
     "trend": _eval_trend,
@@ -502,6 +578,7 @@ _EVALUATORS = {
     "value": _eval_value,
     "bound": _eval_bound,
     "table": _eval_table,
+    "times_best": _eval_times_best,
 }
 
 

@@ -13,6 +13,7 @@ from privpub.results import check_condition, comparison, is_mechanism_row
 
 __all__ = [
     "KINDS",
+    "NO_SINGLE_BEST",
     "STATS",
     "OVER",
     "SELECTOR_SPECIAL",
@@ -23,7 +24,10 @@ __all__ = [
     "referenced_columns",
 ]
 
-KINDS = ("compare", "trend", "best", "value", "bound", "table")
+#: ``expect`` of a times_best claim that no one series is the most often best everywhere.
+NO_SINGLE_BEST = "no single series"
+
+KINDS = ("compare", "trend", "best", "value", "bound", "table", "times_best")
 STATS = ("mean", "median", "std", "min", "max")
 
 #: Selector keys that keep, per group, the best or the worst value of a parameter.
@@ -51,6 +55,7 @@ _FIELDS = {
     "value": {"metric", "series", "at", "paper"},
     "bound": {"metric", "series", "at_most", "at_least"},
     "table": {"plot", "metric", "better"},
+    "times_best": {"metric", "among", "expect"},
 }
 _REQUIRED = {
     "compare": ("metric", "series", "than"),
@@ -59,6 +64,7 @@ _REQUIRED = {
     "value": ("metric", "series", "paper"),
     "bound": ("metric", "series"),
     "table": ("plot",),
+    "times_best": ("metric", "among", "expect"),
 }
 _ID = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
@@ -231,7 +237,9 @@ def _metric(raw, kind: str, fail):
     """A metric name (a list of them for a table), each registered or an ``info/`` or
     ``diag/`` row."""
     metric = raw.get("metric")
-    if kind == "table":
+    if kind == "times_best" and (not isinstance(metric, list) or len(metric) < 2):
+        fail(f"times_best counts wins over a list of two or more metrics, got {metric!r}")
+    if kind in ("table", "times_best"):
         if metric is not None:
             metric = [metric] if isinstance(metric, str) else metric
             if (
@@ -326,6 +334,20 @@ def _parse_table(raw, claim: dict, fail, plots) -> list[dict]:
     return []
 
 
+def _parse_times_best(raw, claim: dict, fail, plots) -> list[dict]:
+    among, expect = raw["among"], raw["expect"]
+    if not isinstance(among, list) or len(among) < 2:
+        fail(f"among must list two or more series, got {among!r}")
+    claim["among"] = [_parse_selector(s, "among", fail) for s in among]
+    if expect == NO_SINGLE_BEST:
+        claim["expect"] = NO_SINGLE_BEST
+        return claim["among"]
+    claim["expect"] = _parse_selector(expect, "expect", fail)
+    if claim["expect"] not in claim["among"]:
+        fail(f"expect {expect!r} must be one of among, or {NO_SINGLE_BEST!r}")
+    return claim["among"]
+
+
 _KIND_PARSERS = {
     "compare": _parse_compare,
     "trend": _parse_trend,
@@ -333,6 +355,7 @@ _KIND_PARSERS = {
     "value": _parse_value,
     "bound": _parse_bound,
     "table": _parse_table,
+    "times_best": _parse_times_best,
 }
 
 

@@ -207,10 +207,17 @@ def claim_subject(claim: dict) -> str:
         sides = [f"{op} {plain(claim[k])}" for k, op in (("at_least", ">="), ("at_most", "<="))
                  if claim.get(k) is not None]
         text = f"{series} {' and '.join(sides)}"
+    elif kind == "times_best":
+        among = ", ".join(selector_name(s) for s in claim["among"])
+        expect = claim["expect"]
+        who = expect if isinstance(expect, str) else selector_name(expect)
+        text = f"{who} most often best among {among}"
     else:  # table
         text = f"table {claim['plot']} vs the paper's numbers"
     metric = claim.get("metric")
-    if metric:
+    if kind == "times_best":
+        text += f" over {len(metric)} metrics"
+    elif metric:
         text += f" on {', '.join(metric) if isinstance(metric, list) else metric}"
     if claim.get("where"):
         text += f", where {_filter_text(claim['where'])}"

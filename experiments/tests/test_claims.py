@@ -894,3 +894,46 @@ def test_missed_groups_are_tested_against_two_standard_errors():
     )
     one = check(claim(kind="compare", metric="l1", series="A", than="B"), single)
     assert one["groups"][0]["within_noise"] is None and "n_missed_within_noise" not in one
+
+
+def _pgb_frame():
+    """Three generators, three lower-is-better metrics and one higher-is-better one, on two
+    graphs at two epsilons: A wins everywhere on g1; on g2 B wins at epsilon 1, C at 2."""
+    r = []
+    wins = {("g1", 1.0): "A", ("g1", 2.0): "A", ("g2", 1.0): "B", ("g2", 2.0): "C"}
+    for (ds, eps), winner in wins.items():
+        for label in ("A", "B", "C"):
+            good = label == winner
+            for metric in ("l1", "ks", "l1_counts"):
+                r += rows(ds, label, {"epsilon": eps}, [0.1 if good else 0.5, 0.2 if good
+                                                         else 0.6], metric=metric)
+            r += rows(ds, label, {"epsilon": eps}, [0.9 if good else 0.3],
+                      metric="accuracy_cv_nb")
+    return pd.DataFrame(r)
+
+
+def test_times_best_counts_wins_over_metrics_per_dataset_and_epsilon():
+    """pgb2024's count: per graph and epsilon, on how many metrics a series is best."""
+    metrics = ["l1", "ks", "l1_counts", "accuracy_cv_nb"]
+    base = claim(kind="times_best", metric=metrics, among=["A", "B", "C"], expect="A")
+    res = check(base, _pgb_frame())
+    assert (res["verdict"], res["n_groups"], res["n_held"]) == ("not held", 4, 2)
+    g = next(g for g in res["groups"] if g["group"] == {"dataset": "g2", "epsilon": 1})
+    assert g["values"] == {"A": 0, "B": 4, "C": 0} and g["best"] == "B"  # accuracy: higher
+    assert check({**base, "holds_in": 0.5}, _pgb_frame())["verdict"] == "held"
+    # no single series is top everywhere: A (top in 2 groups) is not top on g2
+    res = check({**base, "expect": "no single series", "holds_in": 0.25}, _pgb_frame())
+    assert (res["verdict"], res["n_held"]) == ("held", 2)
+    wins_everywhere = _pgb_frame()
+    wins_everywhere = wins_everywhere[wins_everywhere["dataset"] == "g1"]
+    res = check({**base, "expect": "no single series", "holds_in": 0.25}, wins_everywhere)
+    assert res["verdict"] == "not held"
+
+
+def test_times_best_needs_a_list_of_metrics_and_expect_among():
+    with pytest.raises(ConfigError, match="two or more metrics"):
+        parse_claims([claim(kind="times_best", metric="l1", among=["A", "B"], expect="A")],
+                     where="exp")
+    with pytest.raises(ConfigError, match="must be one of among"):
+        parse_claims([claim(kind="times_best", metric=["l1", "ks"], among=["A", "B"],
+                            expect="Z")], where="exp")
