@@ -8,6 +8,7 @@ registration's; ``mechanism=<name>`` needs no YAML."""
 #: when every mechanism is needed; a lookup by name imports only the one that registers it).
 MODULES = (
     "degree_projection",
+    "dgg",
     "diffpid3",
     "drc",
     "ldpgen",
