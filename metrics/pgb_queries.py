@@ -25,7 +25,7 @@ Q15   ``eigenvector_mae``      MAE of the top 1% eigenvector centralities, by ra
 
 The conventions (PGB's ``utils.cal_rel``, ``cal_kl``, ``cal_MAE``; :func:`relative_error`,
 :func:`kl_divergence`, :func:`top_mae`) and where privpub departs from PGB (only where
-PGB's code fails or is quadratic): see each function; design notes in docs/design.md.
+PGB's code fails or is quadratic) are stated in each function's docstring.
 
 References
 ----------
@@ -336,8 +336,8 @@ def louvain_partition(graph: Graph, *, rng) -> np.ndarray:
     """Community of each node by Louvain [BGLL08] (modularity, resolution 1), the partition
     at the top level, as PGB's ``community.best_partition`` (python-louvain) returns.
 
-    Computed by python-igraph's ``community_multilevel`` (C; about 10x faster than
-    python-louvain or networkx's Louvain, same algorithm), its node order drawn from a
+    Computed by python-igraph's ``community_multilevel`` (C; on ca_hepph 0.13 s CPU against
+    2.2 s for networkx's Louvain and 3.6 s for python-louvain), its node order drawn from a
     ``random.Random`` seeded from ``rng`` (igraph's generator is restored after), so the same
     ``rng`` state gives the same partition. An edgeless graph: every node alone (as
     python-louvain)."""
