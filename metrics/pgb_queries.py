@@ -300,8 +300,12 @@ def path_summary(graph: Graph, *, rng, n_sources: int = PATH_SOURCES,
 
     The metrics draw with :data:`PATH_SEED`: sources depend only on the node count, so the
     truth and a release on as many nodes share them (paired), and a result needs no ``rng``.
-    On ca_hepph against a copy with 10% of its edges removed, 1024 paired sources against
-    the exact values (10 seeds): see benchmarks/bench_pgb_queries.py ``--sampling-error``.
+    Sampling error, measured on ca_hepph (12,006 nodes) against a copy with 10% of its edges
+    removed, 1024 paired sources, 10 draws, against the exact values
+    (benchmarks/bench_pgb_queries.py ``--sampling-error``): the mean distance RE 0.0282
+    (sd 0.0011) for an exact 0.0279, the distance KL 0.00660 (sd 0.00053) for 0.00642, the
+    diameter exact in every draw; one graph's mean distance alone has sd 0.35%. With
+    independent sources for the two graphs the distance KL's sd was 0.0020.
     """
     n = graph.n_nodes
     exact = n <= exact_max_nodes or n_sources >= n
