@@ -12,6 +12,7 @@ MODULES = (
     "graph_structure",
     "learners",
     "matrix_stats",
+    "pgb_queries",
     "ranking",
     "sets",
 )
