@@ -29,7 +29,8 @@ from privpub.registry import EDGE_DP, register_mechanism
 from privpub.types import Graph, Kind, Release
 from privpub.validation import check_epsilon, check_fraction, check_positive_int, check_rng
 
-__all__ = ["privgraph", "norm_sub", "chung_lu_pairs", "MAX_SUPER_PAIRS"]
+__all__ = ["privgraph", "norm_sub", "chung_lu_pairs", "super_graph_counts", "node_scores",
+           "adjustment_logits", "extraction_counts", "MAX_SUPER_PAIRS"]
 
 #: Most super-node pairs (``k (k - 1) / 2``, ``k = ceil(n / n1)``) whose noisy counts phase 1
 #: draws: the paper's super-graph is dense in ``k``; beyond this (about 200,000 nodes at
@@ -222,12 +223,8 @@ def _initial_communities(edges, n, n1, eps1, resolution, rng, ledger) -> np.ndar
     k = -(-n // n1)
     group = np.empty(n, dtype=np.int64)
     group[rng.permutation(n)] = np.arange(n) // n1
-    ga, gb = group[edges[:, 0]], group[edges[:, 1]]
-    lo, hi = np.minimum(ga, gb), np.maximum(ga, gb)
-    inside = lo == hi
-    n_pairs = k * (k - 1) // 2
-    off = np.bincount(_pair_index(lo[~inside], hi[~inside], k), minlength=n_pairs)
-    diag = 2 * np.bincount(lo[inside], minlength=k)
+    off, diag = super_graph_counts(edges, group, k)
+    n_pairs = off.size
     noisy = weighted_laplace_mechanism(
         np.concatenate([off, diag]), weights=np.r_[np.ones(n_pairs), np.full(k, 2.0)],
         sensitivity=1.0, epsilon=eps1, rng=rng, ledger=ledger,
@@ -256,19 +253,42 @@ def _initial_communities(edges, n, n1, eps1, resolution, rng, ledger) -> np.ndar
     return label_of_group[group]
 
 
+def super_graph_counts(edges, group, k) -> tuple[np.ndarray, np.ndarray]:
+    """Phase 1's query: edges between each pair of super-nodes ``a < b`` (in
+    :func:`_pair_index` order) and twice the edges inside each super-node. One edge moves one
+    pair count by 1 or one doubled count by 2."""
+    ga, gb = group[edges[:, 0]], group[edges[:, 1]]
+    lo, hi = np.minimum(ga, gb), np.maximum(ga, gb)
+    inside = lo == hi
+    off = np.bincount(_pair_index(lo[~inside], hi[~inside], k), minlength=k * (k - 1) // 2)
+    return off, 2 * np.bincount(lo[inside], minlength=k)
+
+
+def node_scores(indptr, indices, labels, x, n_comm) -> np.ndarray:
+    """Phase 2's scores of node ``x``: its number of neighbours in each community."""
+    return np.bincount(labels[indices[indptr[x]:indptr[x + 1]]], minlength=n_comm)
+
+
+def adjustment_logits(scores, sizes, eps2) -> np.ndarray:
+    """Phase 2's log-weights of one node's choice: ``eps2 / 4`` times its scores over the
+    non-empty communities (``sizes`` counted with the node still in its own), ``-inf``
+    elsewhere."""
+    return np.where(np.asarray(sizes) > 0, eps2 / 4.0 * np.asarray(scores, dtype=float),
+                    -np.inf)
+
+
 def _adjust_communities(graph: Graph, labels, eps2, rng, ledger) -> np.ndarray:
     """Phase 2: one pass of per-node exponential mechanisms over the communities."""
     labels = labels.copy()
     n_comm = int(labels.max()) + 1
     sizes = np.bincount(labels, minlength=n_comm)
     indptr, indices = graph.adjacency.indptr, graph.adjacency.indices
-    coefficient = eps2 / 4.0
     ledger.spend(eps2, label="phase 2: community adjustment, one exponential mechanism per "
                              "node (coefficient eps2/4; an edge moves one score of each "
                              "endpoint by 1)", sensitivity=1.0, primitive="exponential")
     for x in rng.permutation(graph.n_nodes):
-        scores = np.bincount(labels[indices[indptr[x]:indptr[x + 1]]], minlength=n_comm)
-        logits = np.where(sizes > 0, coefficient * scores, -np.inf)
+        logits = adjustment_logits(node_scores(indptr, indices, labels, x, n_comm), sizes,
+                                   eps2)
         choice = int(np.argmax(logits + gumbel_noise(rng=rng, size=n_comm)))
         sizes[labels[x]] -= 1
         sizes[choice] += 1
@@ -278,13 +298,7 @@ def _adjust_communities(graph: Graph, labels, eps2, rng, ledger) -> np.ndarray:
 
 def _extract(edges, labels, n_comm, eps3, rng, ledger):
     """Phase 3: noisy intra-community degrees (per node) and inter-community counts."""
-    n = labels.size
-    cu, cv = labels[edges[:, 0]], labels[edges[:, 1]]
-    inside = cu == cv
-    degree = (np.bincount(edges[inside, 0], minlength=n)
-              + np.bincount(edges[inside, 1], minlength=n))
-    lo, hi = np.minimum(cu, cv)[~inside], np.maximum(cu, cv)[~inside]
-    counts = np.bincount(_pair_index(lo, hi, n_comm), minlength=n_comm * (n_comm - 1) // 2)
+    degree, counts = extraction_counts(edges, labels, n_comm)
     with ledger.parallel("phase 3: information extraction (an edge is inside one community "
                          "or between two)") as branch:
         noisy_counts = laplace_mechanism(
@@ -299,6 +313,19 @@ def _extract(edges, labels, n_comm, eps3, rng, ledger):
         d = norm_sub(degrees[members])
         degrees[members] = np.clip(d, 0, members.size - 1)
     return degrees, inter
+
+
+def extraction_counts(edges, labels, n_comm) -> tuple[np.ndarray, np.ndarray]:
+    """Phase 3's queries: each node's degree inside its community, and the edges between
+    each pair of communities ``a < b``. One edge moves two degrees by 1 or one count by 1."""
+    n = labels.size
+    cu, cv = labels[edges[:, 0]], labels[edges[:, 1]]
+    inside = cu == cv
+    degree = (np.bincount(edges[inside, 0], minlength=n)
+              + np.bincount(edges[inside, 1], minlength=n))
+    lo, hi = np.minimum(cu, cv)[~inside], np.maximum(cu, cv)[~inside]
+    counts = np.bincount(_pair_index(lo, hi, n_comm), minlength=n_comm * (n_comm - 1) // 2)
+    return degree, counts
 
 
 def _members(labels, n_comm) -> list[np.ndarray]:
