@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privpub.data.synthetic import sample_distinct
+from privpub.data.synthetic import expected_degree_edges
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.noise import gumbel_noise, laplace_mechanism, weighted_laplace_mechanism
@@ -29,8 +29,8 @@ from privpub.registry import EDGE_DP, register_mechanism
 from privpub.types import Graph, Kind, Release
 from privpub.validation import check_epsilon, check_fraction, check_positive_int, check_rng
 
-__all__ = ["privgraph", "norm_sub", "chung_lu_pairs", "super_graph_counts", "node_scores",
-           "adjustment_logits", "extraction_counts", "MAX_SUPER_PAIRS"]
+__all__ = ["privgraph", "norm_sub", "super_graph_counts", "node_scores", "adjustment_logits",
+           "extraction_counts", "MAX_SUPER_PAIRS"]
 
 #: Most super-node pairs (``k (k - 1) / 2``, ``k = ceil(n / n1)``) whose noisy counts phase 1
 #: draws: the paper's super-graph is dense in ``k``; beyond this (about 200,000 nodes at
@@ -126,7 +126,8 @@ def privgraph(
 
     **Phase 4, reconstruction (no budget).** Inside each community, the pair ``{i, j}`` is
     an edge with probability ``min(1, d_i d_j / sum(d))`` (Chung-Lu [CL02], as the authors'
-    ``generate_intra_edge``), sampled without enumerating pairs (:func:`chung_lu_pairs`).
+    ``generate_intra_edge``), sampled without enumerating pairs
+    (:func:`privpub.data.synthetic.expected_degree_edges`).
     Between communities ``i < j``, the noisy count of edges is drawn with both endpoints
     uniform in their communities (repeats merge). The authors' ``main.py`` draws the first
     endpoint from a stale variable, i.e. always from the *last* community: a bug (it is not
@@ -340,8 +341,7 @@ def _reconstruct(labels, n_comm, degrees, inter, rng) -> np.ndarray:
     members = _members(labels, n_comm)
     parts = []
     for nodes in members:
-        u, v = chung_lu_pairs(degrees[nodes], rng=rng)
-        parts.append(np.column_stack([nodes[u], nodes[v]]))
+        parts.append(nodes[expected_degree_edges(degrees[nodes], rng=rng)])
     idx = np.flatnonzero(inter > 0)
     if idx.size:
         a, b = _pair_of_index(idx, n_comm)
@@ -354,46 +354,3 @@ def _reconstruct(labels, n_comm, degrees, inter, rng) -> np.ndarray:
         ends_b = order[starts[b] + rng.integers(0, sizes[b])]
         parts.append(np.column_stack([ends_a, ends_b]))
     return np.concatenate(parts) if parts else np.empty((0, 2), dtype=np.int64)
-
-
-def chung_lu_pairs(weights, *, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs ``i < j`` of a Chung-Lu graph: each one independently with probability
-    ``min(1, w_i w_j / sum(w))`` (no self-loops) [CL02].
-
-    Exact, without enumerating pairs: nodes are sorted by weight and binned within a factor
-    2; for each pair of bins, candidates are drawn at the bins' largest probability
-    (binomial count, distinct positions) and kept with probability ``p_ij / p_max`` (at
-    least 1/4), as :func:`privpub.data.synthetic.chung_lu`. Work O(n + m + bins^2).
-
-    Returns
-    -------
-    (u, v) : numpy.ndarray
-        Node indices into ``weights`` with ``u != v``, each unordered pair at most once.
-    """
-    w_all = np.asarray(weights, dtype=float)
-    total = float(w_all.sum())
-    nodes = np.flatnonzero(w_all > 0)
-    if total <= 0 or nodes.size < 2:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    nodes = nodes[np.argsort(-w_all[nodes], kind="stable")]
-    w = w_all[nodes]
-    level = np.floor(np.log2(w[0] / w)).astype(np.int64)
-    starts = np.flatnonzero(np.r_[True, level[1:] != level[:-1]])
-    bounds = np.append(starts, w.size)
-    us, vs = [], []
-    for a in range(starts.size):
-        a0, a1 = int(bounds[a]), int(bounds[a + 1])
-        for b in range(a, starts.size):
-            b0, b1 = int(bounds[b]), int(bounds[b + 1])
-            p_max = min(1.0, w[a0] * w[b0] / total)
-            h, wd = a1 - a0, b1 - b0
-            pos = sample_distinct(h * wd, int(rng.binomial(h * wd, p_max)), rng=rng)
-            u, v = a0 + pos // wd, b0 + pos % wd
-            if a == b:
-                keep = u < v
-                u, v = u[keep], v[keep]
-            p = np.minimum(1.0, w[u] * w[v] / total)
-            keep = rng.random(u.size) < p / p_max
-            us.append(u[keep])
-            vs.append(v[keep])
-    return nodes[np.concatenate(us)], nodes[np.concatenate(vs)]
