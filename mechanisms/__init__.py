@@ -13,6 +13,7 @@ MODULES = (
     "drc",
     "ldpgen",
     "priv_topk",
+    "privgraph",
     "pygmalion",
     "smooth_k_anonymity",
     "theta_cumulative",
