@@ -134,6 +134,7 @@ def dp_dk(
     epsilon: float,
     degree_bound="noisy_max",
     bound_fraction: float = 0.1,
+    max_edges: int = 10_000_000,
     rng: np.random.Generator,
     ledger: PrivacyLedger | None = None,
 ) -> Release:
@@ -152,6 +153,9 @@ def dp_dk(
         ``2/eps`` phantom nodes: far more edges on large graphs).
     bound_fraction : float
         Share eps_b / epsilon spent on the noisy maximum degree (``"noisy_max"`` only).
+    max_edges : int
+        A noisy degree sequence asking for more edges is not built
+        (:class:`~privpub.errors.NotApplicableError`; the test reads the noisy release only).
     rng : numpy.random.Generator
     ledger : PrivacyLedger, optional
 
@@ -165,6 +169,7 @@ def dp_dk(
         raise PrivpubError(f"DP-dK needs a Graph, got {type(graph).__name__}")
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
+    max_edges = check_positive_int(max_edges, "max_edges")
     n = graph.n_nodes
     if n < 2:
         raise NotApplicableError(f"DP-dK needs at least 2 nodes, the graph has {n}")
@@ -185,6 +190,10 @@ def dp_dk(
     seq = np.minimum(seq, n - 1)
     if int(seq.sum()) % 2:
         seq[np.argmin(seq)] += 1
+    if seq.sum() // 2 > max_edges:
+        raise NotApplicableError(
+            f"the noisy degree sequence asks for {seq.sum() // 2} edges, more than "
+            f"max_edges={max_edges}: not built")
     edges, unplaced = havel_hakimi_edges(seq, rng)
     perm = rng.permutation(n)
     out = Graph.from_edges(perm[edges], n, name=f"dp_dk({graph.name})")

@@ -88,5 +88,7 @@ def test_bad_input(karate):
         dp_dk(karate, epsilon=1.0, degree_bound="max", rng=0)
     with pytest.raises(PrivpubError, match="bound_fraction"):
         dp_dk(karate, epsilon=1.0, bound_fraction=1.0, rng=0)
+    with pytest.raises(NotApplicableError, match="max_edges"):
+        dp_dk(karate, epsilon=1.0, max_edges=5, rng=0)
     with pytest.raises(NotApplicableError, match="2 nodes"):
         dp_dk(Graph.from_edges(np.empty((0, 2), np.int64), 1), epsilon=1.0, rng=0)
