@@ -24,9 +24,10 @@ Differences from PGB's DP-1K.py, and why:
   release here is on the input's ``n`` nodes: missing nodes are isolated (as PGB pads),
   surplus entries of the degree sequence are dropped uniformly at random. ``info`` keeps
   the noisy count (``noisy_nodes``).
-- PGB calls ``networkx.havel_hakimi_graph``, which raises on a non-graphical sequence; here
-  Havel-Hakimi in O(n + m) (:mod:`privpub.algorithms.dk.stub_matching`) with random tie
-  order, the stubs that find no partner dropped (``info["unplaced_stubs"]``).
+- PGB calls ``networkx.havel_hakimi_graph``, which raises on a non-graphical sequence;
+  :func:`havel_hakimi_edges` builds the same graph in O(n + m) and leaves the stubs that
+  find no partner (``info["unplaced_stubs"]``). Its last-in first-out tie order is what
+  makes the graph cliquish: a random tie order halves the average clustering.
 
 References
 ----------
@@ -39,8 +40,8 @@ References
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
-from privpub.algorithms.dk.stub_matching import _havel_hakimi
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.ledger import PrivacyLedger
 from privpub.noise import laplace_mechanism
@@ -84,23 +85,81 @@ def degree_sequence(noisy_hist: np.ndarray) -> np.ndarray:
     return seq
 
 
-def havel_hakimi_edges(seq: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-    """Havel-Hakimi on the degree sequence ``seq`` (node ``i`` wants ``seq[i]`` edges): each
-    step joins the node of largest remaining degree to the nodes of next largest ones,
-    ties in random order, O(n + m). Returns the simple graph's edges ``(E, 2)`` and the
-    number of stubs left unmatched (0 when ``seq`` is graphical)."""
-    rem = np.asarray(seq, dtype=np.int64).copy()
-    if rem.size and (rem.min() < 0 or rem.sum() % 2):
+@njit(cache=True)
+def _havel_hakimi_lifo(seq, out_u, out_v):
+    """networkx's ``havel_hakimi_graph`` loop on the positive entries of ``seq`` (labelled
+    ``0..`` in order): per residual degree a stack; the node of largest residual degree
+    joins the top of the next largest stacks, decremented partners pushed back after.
+    Stubs that find no partner (non-graphical sequence) are left. Returns (edges written,
+    stubs left)."""
+    top = 0
+    for d in seq:
+        top = max(top, d)
+    head = np.full(top + 1, -1, np.int64)
+    nxt = np.full(seq.size, -1, np.int64)
+    active = 0
+    label = 0
+    for d in seq:
+        if d > 0:
+            nxt[label] = head[d]
+            head[d] = label
+            active += 1
+            label += 1
+    mod_deg = np.empty(top + 1, np.int64)
+    mod_node = np.empty(top + 1, np.int64)
+    written = 0
+    left = 0
+    dmax = top
+    while active > 0:
+        while head[dmax] < 0:
+            dmax -= 1
+        source = head[dmax]
+        head[dmax] = nxt[source]
+        active -= 1
+        k = dmax
+        n_mod = 0
+        for i in range(dmax):
+            while k > 0 and head[k] < 0:
+                k -= 1
+            if k == 0:
+                left += dmax - i
+                break
+            target = head[k]
+            head[k] = nxt[target]
+            active -= 1
+            out_u[written] = source
+            out_v[written] = target
+            written += 1
+            if k > 1:
+                mod_deg[n_mod] = k - 1
+                mod_node[n_mod] = target
+                n_mod += 1
+        for i in range(n_mod):
+            d = mod_deg[i]
+            nxt[mod_node[i]] = head[d]
+            head[d] = mod_node[i]
+            active += 1
+    return written, left
+
+
+def havel_hakimi_edges(seq) -> tuple[np.ndarray, int]:
+    """Havel-Hakimi on the degree sequence ``seq`` (node ``i`` wants ``seq[i]`` edges) as
+    ``networkx.havel_hakimi_graph`` (PGB's construction) runs it: the same edges for a
+    graphical sequence, in O(n + m). Each step joins the node of largest residual degree to
+    nodes of the next largest ones, ties broken last-in first-out (a node just decremented
+    is picked first among equals: the cliquish, highly clustered graphs PGB reports). A
+    non-graphical sequence, on which networkx raises, keeps the stubs that find no partner
+    unmatched. Returns the edges ``(E, 2)`` and the number of unmatched stubs."""
+    seq = np.asarray(seq, dtype=np.int64)
+    if seq.size and (seq.min() < 0 or seq.sum() % 2):
         raise PrivpubError("a degree sequence needs entries >= 0 and an even sum")
-    total = int(rem.sum()) // 2
+    total = int(seq.sum()) // 2
     u = np.empty(total, np.int64)
     v = np.empty(total, np.int64)
-    if total:
-        _havel_hakimi(rem, 0, u, v, 0, rng)
-    ok = u != v
-    e = np.column_stack([np.minimum(u, v), np.maximum(u, v)])[ok]
-    e = np.unique(e, axis=0) if e.size else e.reshape(0, 2)
-    return e, int(2 * (total - e.shape[0]))
+    written, left = _havel_hakimi_lifo(seq, u, v) if total else (0, 0)
+    nodes = np.flatnonzero(seq > 0)  # networkx labels the positive entries 0, 1, ...
+    edges = np.column_stack([nodes[u[:written]], nodes[v[:written]]])
+    return edges, int(seq.sum() - 2 * written)
 
 
 def _bound(graph: Graph, degree_bound, eps_b, rng, ledger) -> int:
@@ -194,7 +253,7 @@ def dp_dk(
         raise NotApplicableError(
             f"the noisy degree sequence asks for {seq.sum() // 2} edges, more than "
             f"max_edges={max_edges}: not built")
-    edges, unplaced = havel_hakimi_edges(seq, rng)
+    edges, unplaced = havel_hakimi_edges(seq)
     perm = rng.permutation(n)
     out = Graph.from_edges(perm[edges], n, name=f"dp_dk({graph.name})")
     info = {"degree_bound": float(bound), "noisy_nodes": float(noisy_nodes),

@@ -64,17 +64,25 @@ def test_degree_sequence_pgb_rules():
     assert degree_sequence([0.0, 0.0]).size == 0
 
 
-def test_havel_hakimi():
+def test_havel_hakimi_is_networkx_s():
+    """The same edges as networkx.havel_hakimi_graph (PGB's construction) on graphical
+    sequences, zeros included; a non-graphical one keeps its unmatched stubs."""
+    nx = pytest.importorskip("networkx")
     rng = np.random.default_rng(0)
-    g = load_dataset("karate")
-    seq = g.degrees().astype(np.int64)
-    edges, left = havel_hakimi_edges(seq, rng)
-    built = Graph.from_edges(edges, seq.size)
-    assert left == 0 and np.array_equal(built.degrees(), seq)
-    edges, left = havel_hakimi_edges(np.array([3, 3, 0, 0]), rng)  # not graphical
-    assert left > 0 and len({tuple(e) for e in edges.tolist()}) == edges.shape[0]
+    seqs = [load_dataset("karate").degrees().astype(np.int64), np.array([0, 3, 3, 2, 2, 2, 0])]
+    for _ in range(20):
+        seqs.append(np.sort(Graph.from_edges(rng.integers(0, 15, (30, 2)), 15).degrees()))
+    for seq in seqs:
+        ref = nx.havel_hakimi_graph(seq.tolist())
+        nodes = np.flatnonzero(seq > 0)  # networkx labels the positive entries 0, 1, ...
+        want = {tuple(sorted((int(nodes[a]), int(nodes[b])))) for a, b in ref.edges()}
+        edges, left = havel_hakimi_edges(seq)
+        assert left == 0 and {tuple(sorted(e)) for e in edges.tolist()} == want
+        assert np.array_equal(Graph.from_edges(edges, seq.size).degrees(), seq)
+    edges, left = havel_hakimi_edges(np.array([3, 3, 0, 0]))  # not graphical
+    assert left == 4 and edges.shape == (1, 2)
     with pytest.raises(PrivpubError, match="even sum"):
-        havel_hakimi_edges(np.array([1, 2]), rng)
+        havel_hakimi_edges(np.array([1, 2]))
 
 
 def test_surplus_nodes_dropped_and_recorded(karate):
