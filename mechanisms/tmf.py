@@ -287,6 +287,9 @@ def _top_zero_values(m, n_cells, target, b, edge_vals, rng) -> np.ndarray:
                "tiny graphs have few, so its bound stays near the claim; on a sparse graph "
                "(100 nodes, 60 edges) the neighbour test of mechanisms/tests/test_tmf.py "
                "finds a lower bound above 1 at epsilon 1",
+    unranked="its edge-DP claim fails the sparse-graph neighbour test (lower bound above 1 at "
+             "epsilon 1, mechanisms/tests/test_tmf.py) although the audit's tiny graphs miss "
+             "it: a refuted claim is not ranked; `tmf` is TmF with the exact top cells",
 )
 def tmf_as_published(
     graph: Graph,
