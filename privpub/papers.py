@@ -1,4 +1,5 @@
-"""The seed papers: one definition of their keys, their order and how they are cited.
+"""The papers privpub reproduces (the five seed papers, then PGB): one definition of their
+keys, their order and how they are cited.
 
 Every part of privpub that names a paper (the report's sections, the registry's ``paper=``,
 ``privpub list`` and ``show``, the leaderboard's citations) reads it from :data:`PAPERS`, in
@@ -94,9 +95,24 @@ _PAPERS = (
         "  year    = {2021}\n"
         "}",
     ),
+    Paper(
+        "pgb2024",
+        "Liu, Du, Cao, Yan, Liu & Yoshikawa, PGB: benchmarking differentially private "
+        "synthetic graph generation algorithms, 2024",
+        "@misc{pgb2024,\n"
+        "  author        = {Shang Liu and Hao Du and Yang Cao and Bo Yan and Jinfei Liu and\n"
+        "                   Masatoshi Yoshikawa},\n"
+        "  title         = {{PGB}: Benchmarking Differentially Private Synthetic Graph\n"
+        "                   Generation Algorithms},\n"
+        "  year          = {2024},\n"
+        "  eprint        = {2408.02928},\n"
+        "  archivePrefix = {arXiv},\n"
+        "  note          = {code: https://github.com/dooohow/PGB}\n"
+        "}",
+    ),
 )
 
-#: The seed papers by key, in report order.
+#: The papers privpub reproduces (the five seed papers, then PGB), by key, in report order.
 PAPERS: dict[str, Paper] = {p.key: p for p in _PAPERS}
 
 
@@ -142,21 +158,6 @@ REFERENCES: dict[str, Paper] = {
             "  year          = {2019},\n"
             "  eprint        = {1907.02444},\n"
             "  archivePrefix = {arXiv}\n"
-            "}",
-        ),
-        Paper(
-            "pgb2024",
-            "Liu, Du, Cao, Yan, Liu & Yoshikawa, PGB: benchmarking differentially private "
-            "synthetic graph generation algorithms, 2024",
-            "@misc{pgb2024,\n"
-            "  author        = {Shang Liu and Hao Du and Yang Cao and Bo Yan and Jinfei Liu and\n"
-            "                   Masatoshi Yoshikawa},\n"
-            "  title         = {{PGB}: Benchmarking Differentially Private Synthetic Graph\n"
-            "                   Generation Algorithms},\n"
-            "  year          = {2024},\n"
-            "  eprint        = {2408.02928},\n"
-            "  archivePrefix = {arXiv},\n"
-            "  note          = {code: https://github.com/dooohow/PGB}\n"
             "}",
         ),
         Paper(
