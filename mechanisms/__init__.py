@@ -12,6 +12,7 @@ MODULES = (
     "diffpid3",
     "drc",
     "ldpgen",
+    "priv_hrg",
     "priv_topk",
     "privgraph",
     "pygmalion",
