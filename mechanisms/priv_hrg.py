@@ -67,7 +67,8 @@ CAVEAT_MCMC = (
     "the dendrogram step's epsilon holds in the limit of infinitely many steps, not for the "
     "finite chain (the noisy connection probabilities are exactly Laplace)"
 )
-_CAVEAT_SUMMARY = "dendrogram by a finite MCMC: the exponential mechanism's epsilon only in the limit"
+_CAVEAT_SUMMARY = ("dendrogram by a finite MCMC: the exponential mechanism's epsilon holds "
+                   "only in the limit")
 
 #: Authors' code (flag_control): thresholds below which a subtree becomes one ER block.
 _ER_SCALE = 0.05
@@ -98,16 +99,15 @@ def _node_loglik(e, pairs):
     ef = float(e)
     rest = float(pairs - e)
     total = float(pairs)
-    return ef * math.log(ef / total) + rest * math.log(rest / total)
+    return ef * math.log(ef / total) + rest * math.log1p(-ef / total)
 
 
 @njit(cache=True)
-def _random_dendrogram(n, seed):
+def _random_dendrogram(n, gen):
     """A random dendrogram on ``n`` leaves (the authors' random-BST start): every internal
     node splits its leaves at a uniform point of a random permutation. Internal node ids
     are ``n..2n-2`` (root ``n``), each larger than its parent's."""
-    np.random.seed(seed)
-    perm = np.random.permutation(n)
+    perm = gen.permutation(n)
     left = np.empty(n - 1, np.int64)
     right = np.empty(n - 1, np.int64)
     parent = np.full(2 * n - 1, -1, np.int64)
@@ -125,7 +125,7 @@ def _random_dendrogram(n, seed):
         node = st_node[top]
         lo = st_lo[top]
         hi = st_hi[top]
-        split = lo + 1 + np.random.randint(0, hi - lo - 1)
+        split = lo + 1 + gen.integers(0, hi - lo - 1)
         for side in range(2):
             a = lo if side == 0 else split
             b = split if side == 0 else hi
@@ -234,7 +234,7 @@ def _subtree_leaves(s, n, left, right, stack, out):
 
 
 @njit(cache=True)
-def _mcmc(n, steps, temperature, seed, indptr, indices, eid, left, right, parent, size, vol,
+def _mcmc(n, steps, temperature, gen, indptr, indices, eid, left, right, parent, size, vol,
           lca, e, loglik, root):
     """``steps`` Metropolis moves at ``temperature`` (``eps_1 / (2 Delta_U)``); returns
     the root and the number of accepted moves.
@@ -247,19 +247,18 @@ def _mcmc(n, steps, temperature, seed, indptr, indices, eid, left, right, parent
     ancestor is ``x``), and an accepted move relabels edges on that side only (choosing
     which of ``x``, ``y`` becomes the lower node): the cost is the smaller side's.
     """
-    np.random.seed(seed)
     stack = np.empty(2 * n, np.int64)
     leaves = np.empty(n, np.int64)
     accepted = 0
     for _ in range(steps):
-        y = n + np.random.randint(0, n - 1)
+        y = n + gen.integers(0, n - 1)
         while y == root:
-            y = n + np.random.randint(0, n - 1)
+            y = n + gen.integers(0, n - 1)
         x = parent[y]
         a = left[y - n]
         b = right[y - n]
         k = right[x - n] if left[x - n] == y else left[x - n]
-        if np.random.random() < 0.5:
+        if gen.random() < 0.5:
             c = a
             o = b
         else:
@@ -284,7 +283,7 @@ def _mcmc(n, steps, temperature, seed, indptr, indices, eid, left, right, parent
         l_low = _node_loglik(e_low, pairs_low)
         l_up = _node_loglik(e_up, pairs_up)
         d = l_low + l_up - loglik[x - n] - loglik[y - n]
-        if d < 0.0 and np.random.random() >= math.exp(temperature * d):
+        if d < 0.0 and gen.random() >= math.exp(temperature * d):
             continue
         accepted += 1
         if iter_c:
@@ -395,11 +394,10 @@ def _below_rec(n, left, right, e):
 
 
 @njit(cache=True)
-def _place_pairs(seed, order, blk_start, blk_left, blk_right, blk_count, total):
+def _place_pairs(gen, order, blk_start, blk_left, blk_right, blk_count, total):
     """Distinct uniform pairs per block: a bipartite block (``blk_right > 0``) joins
     ``order[start : start+left]`` to the next ``right`` leaves; an ER block
     (``blk_right == 0``) pairs its ``left`` leaves among themselves."""
-    np.random.seed(seed)
     out = np.empty((total, 2), np.int64)
     k = 0
     for b in range(blk_start.shape[0]):
@@ -410,7 +408,7 @@ def _place_pairs(seed, order, blk_start, blk_left, blk_right, blk_count, total):
         nl = blk_left[b]
         nr = blk_right[b]
         pairs = nl * nr if nr > 0 else nl * (nl - 1) // 2
-        codes = _distinct_codes(pairs, cnt)
+        codes = _distinct_codes(gen, pairs, cnt)
         for code in codes:
             if nr > 0:
                 out[k, 0] = order[st + code // nr]
@@ -428,19 +426,19 @@ def _place_pairs(seed, order, blk_start, blk_left, blk_right, blk_count, total):
 
 
 @njit(cache=True)
-def _distinct_codes(pairs, cnt):
+def _distinct_codes(gen, pairs, cnt):
     """``cnt`` distinct uniform integers in ``[0, pairs)`` (``cnt <= pairs``)."""
     if 2 * cnt > pairs:  # dense: a partial Fisher-Yates shuffle of all codes
         allc = np.arange(pairs)
         for i in range(cnt):
-            j = i + np.random.randint(0, pairs - i)
+            j = i + gen.integers(0, pairs - i)
             allc[i], allc[j] = allc[j], allc[i]
         return allc[:cnt].copy()
     seen = set()
     res = np.empty(cnt, np.int64)
     k = 0
     while k < cnt:
-        c = np.random.randint(0, pairs)
+        c = gen.integers(0, pairs)
         if c not in seen:
             seen.add(c)
             res[k] = c
@@ -489,10 +487,6 @@ def _initial_state_any(n, indptr, indices, eid, m, left, right, root):
     return _initial_state(n, indptr, indices, eid, m, new_left, new_right, new_parent)
 
 
-def _seed(rng: np.random.Generator) -> int:
-    return int(rng.integers(0, 2**31 - 1))
-
-
 def fit_dendrogram(graph: Graph, *, temperature: float, steps: int,
                    rng: np.random.Generator):
     """Run the chain from a random dendrogram; returns ``(left, right, root, e, size,
@@ -502,9 +496,9 @@ def fit_dendrogram(graph: Graph, *, temperature: float, steps: int,
     indptr = adj.indptr.astype(np.int64)
     indices = adj.indices.astype(np.int64)
     eid, m = _edge_ids(indptr, indices)
-    left, right, parent = _random_dendrogram(n, _seed(rng))
+    left, right, parent = _random_dendrogram(n, rng)
     size, vol, lca, e, loglik = _initial_state(n, indptr, indices, eid, m, left, right, parent)
-    root, accepted = _mcmc(n, int(steps), float(temperature), _seed(rng), indptr, indices, eid,
+    root, accepted = _mcmc(n, int(steps), float(temperature), rng, indptr, indices, eid,
                            left, right, parent, size, vol, lca, e, loglik, n)
     return left, right, int(root), e, size, int(accepted), float(loglik.sum())
 
@@ -616,7 +610,7 @@ def priv_hrg(
     prob = np.clip(noisy / pairs, 0.0, 1.0)
     counts = rng.binomial(pairs, prob).astype(np.int64)
     order, _ = _leaf_order(n, root, left, right)
-    edges = _place_pairs(_seed(rng), order, starts.astype(np.int64), n_left.astype(np.int64),
+    edges = _place_pairs(rng, order, starts.astype(np.int64), n_left.astype(np.int64),
                          n_right.astype(np.int64), counts, int(counts.sum()))
     out = Graph.from_edges(edges, n, name=f"priv_hrg({graph.name})")
     return Release(
