@@ -27,9 +27,10 @@ default 1100, the minimum of the authors' code: 1000 ``n`` to equilibrium plus 1
 before its first sample; their convergence test, which reads the likelihood trace, is not
 used). A finite chain only approximates its stationary law, so the dendrogram's
 ``eps_1`` is the exponential mechanism's, not a proven guarantee of the finite chain: the
-registration's caveat says so. Each move costs time proportional to the smaller of the two
-subtrees it rearranges (and their degrees), so a sweep is ``O((n + m) log n)``-like on
-balanced trees; design notes: docs/design.md (xiao2014).
+registration's caveat says so. A move costs time proportional to the smaller of the two
+subtrees it rearranges (leaves plus degrees), not the ``O(|A| + |B|)`` subtree scans of
+Clauset's and the authors' code: a leaf is on the smaller side of at most ``log2 n`` of its
+ancestors, so a uniformly chosen move costs ``O(log n)`` leaves on average over a tree.
 
 References
 ----------
@@ -544,7 +545,7 @@ def _release_blocks(n, left, right, root, e, size, *, epsilon, er_blocks, rng, l
     source="Sec 4 (PrivHRG)",
     caveat=CAVEAT_MCMC,
     caveat_summary=_CAVEAT_SUMMARY,
-    audit={"configurations": [{}], "cost_ms": 5},
+    audit={"configurations": [{}], "cost_ms": 8},
 )
 def priv_hrg(
     graph: Graph,
