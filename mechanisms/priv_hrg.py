@@ -546,6 +546,10 @@ def _release_blocks(n, left, right, root, e, size, *, epsilon, er_blocks, rng, l
     caveat=CAVEAT_MCMC,
     caveat_summary=_CAVEAT_SUMMARY,
     audit={"configurations": [{}], "cost_ms": 8},
+    blind_spot="the caveat is the gap between a finite Markov chain and its stationary law "
+               "(the exponential mechanism), not a leak a black box sees on tiny graphs: "
+               "there the dendrogram's law is near uniform and the Laplace counts and "
+               "Binomial sampling dominate the released graph",
 )
 def priv_hrg(
     graph: Graph,
