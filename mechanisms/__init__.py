@@ -13,6 +13,7 @@ MODULES = (
     "dp_dk",
     "drc",
     "ldpgen",
+    "priv_hrg",
     "priv_skg",
     "priv_topk",
     "privgraph",
