@@ -110,6 +110,7 @@ def _graph(path: Path, name: str):
 
 
 def _scores(truth, release, queries, seed: int) -> dict[str, float]:
+    from privpub.errors import PrivpubError
     from privpub.registry import get_metric
 
     out = {}
@@ -117,7 +118,10 @@ def _scores(truth, release, queries, seed: int) -> dict[str, float]:
         info = get_metric(q)
         stream = zlib.crc32((info.stream or q).encode())
         kw = {"rng": np.random.default_rng([seed, stream])} if info.takes_rng else {}
-        out[q] = float(info.func(truth, release, **kw))
+        try:
+            out[q] = float(info.func(truth, release, **kw))
+        except PrivpubError:  # e.g. NMI of partitions of different node sets (PGB's DP-1K)
+            out[q] = float("nan")
     return out
 
 

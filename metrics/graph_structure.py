@@ -64,6 +64,7 @@ from privpub.validation import check_rng
 
 __all__ = [
     "EXACT_MAX_NODES",
+    "distance_histogram",
     "APL_SOURCES",
     "dk2_distance",
     "dk2_size",
@@ -278,11 +279,22 @@ _DEBRUIJN_INDEX = np.array(
 
 
 @njit(cache=True)
-def _ms_bfs(indptr, indices, sources, n, debruijn_index):
+def _popcount(x):  # pragma: no cover - compiled
+    c = 0
+    while x != np.uint64(0):
+        x &= x - np.uint64(1)
+        c += 1
+    return c
+
+
+@njit(cache=True)
+def _ms_bfs(indptr, indices, sources, n, debruijn_index, per_source):
     m = sources.size
     dist_sum = np.zeros(m, np.int64)
     reach = np.zeros(m, np.int64)
     ecc = np.zeros(m, np.int64)
+    hist = np.zeros(n + 1, np.int64)  # (source, node) pairs per distance, d = 0 included
+    top = 0
     zero, one = np.uint64(0), np.uint64(1)
     seen = np.zeros(n, np.uint64)  # bit b of seen[v]: source b has reached v
     visit = np.zeros(n, np.uint64)  # sources for which v is on the current frontier
@@ -299,6 +311,7 @@ def _ms_bfs(indptr, indices, sources, n, debruijn_index):
                 n_front += 1
             visit[s] |= bit
             seen[s] |= bit
+            hist[0] += 1
         level = 0
         while n_front > 0:
             level += 1
@@ -322,7 +335,8 @@ def _ms_bfs(indptr, indices, sources, n, debruijn_index):
                 found[v] = zero
                 seen[v] |= new
                 visit[v] = new
-                while new != zero:
+                hist[level] += _popcount(new)
+                while per_source and new != zero:
                     low = new & (~new + one)
                     b = b0 + debruijn_index[(low * _DEBRUIJN) >> np.uint64(58)]
                     dist_sum[b] += level
@@ -330,9 +344,18 @@ def _ms_bfs(indptr, indices, sources, n, debruijn_index):
                     ecc[b] = level
                     new ^= low
                 frontier[j] = v
+            if n_fresh > 0 and level > top:
+                top = level
             n_front = n_fresh
         seen[:] = zero
-    return dist_sum, reach, ecc
+    return dist_sum, reach, ecc, hist[: top + 1]
+
+
+def _multi_source_bfs(graph: Graph, sources, per_source: bool):
+    adj = graph.adjacency
+    sources = np.asarray(sources, dtype=np.int64)
+    return _ms_bfs(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), sources,
+                   graph.n_nodes, _DEBRUIJN_INDEX, per_source)
 
 
 def distance_statistics(graph: Graph, sources) -> tuple[np.ndarray, ...]:
@@ -345,10 +368,15 @@ def distance_statistics(graph: Graph, sources) -> tuple[np.ndarray, ...]:
     scanned once per distinct distance from the batch rather than once per source.
     Compiled (numba); ``metrics/tests`` checks it against :func:`bfs_statistics`.
     """
-    adj = graph.adjacency
-    sources = np.asarray(sources, dtype=np.int64)
-    return _ms_bfs(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), sources,
-                   graph.n_nodes, _DEBRUIJN_INDEX)
+    return _multi_source_bfs(graph, sources, True)[:3]
+
+
+def distance_histogram(graph: Graph, sources) -> np.ndarray:
+    """``h[d]``: the (source, node) pairs at distance ``d``, over the given sources and the
+    nodes each reaches, itself included at ``d = 0`` (PGB's ``distance_distribution`` is
+    this over all sources: ``np.bincount`` of every ``single_source_shortest_path_length``).
+    The multi-source BFS of :func:`distance_statistics` without its per-source sums."""
+    return _multi_source_bfs(graph, sources, False)[3]
 
 
 def bfs_statistics(graph: Graph, sources) -> tuple[np.ndarray, ...]:

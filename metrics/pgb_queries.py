@@ -45,7 +45,11 @@ from numba import njit
 from privpub.errors import PrivpubError
 from privpub.metrics._checks import same_type
 from privpub.metrics._memo import memo, stream_key
-from privpub.metrics.graph_structure import bfs_statistics, degree_assortativity
+from privpub.metrics.graph_structure import (
+    bfs_statistics,
+    degree_assortativity,
+    distance_histogram,
+)
 from privpub.registry import register_metric
 from privpub.types import Graph, Kind
 from privpub.validation import check_rng
@@ -61,7 +65,6 @@ __all__ = [
     "kl_divergence",
     "top_mae",
     "triangles_per_node",
-    "distance_histogram",
     "path_summary",
     "louvain_partition",
     "modularity",
@@ -206,82 +209,6 @@ def _clustering(graph: Graph) -> dict:
 
 
 # --------------------------------------------------------------------------- distances
-@njit(cache=True)
-def _popcount(x):  # pragma: no cover - compiled
-    c = 0
-    while x != np.uint64(0):
-        x &= x - np.uint64(1)
-        c += 1
-    return c
-
-
-@njit(cache=True)
-def _ms_bfs_hist(indptr, indices, sources, n):  # pragma: no cover - compiled
-    m = sources.size
-    hist = np.zeros(n + 1, np.int64)
-    zero, one = np.uint64(0), np.uint64(1)
-    seen = np.zeros(n, np.uint64)
-    visit = np.zeros(n, np.uint64)
-    found = np.zeros(n, np.uint64)
-    frontier = np.empty(n, np.int64)
-    fresh = np.empty(n, np.int64)
-    top = 0
-    for b0 in range(0, m, 64):
-        n_front = 0
-        for i in range(b0, min(b0 + 64, m)):
-            s = sources[i]
-            bit = one << np.uint64(i - b0)
-            if visit[s] == zero:
-                frontier[n_front] = s
-                n_front += 1
-            visit[s] |= bit
-            seen[s] |= bit
-            hist[0] += 1
-        level = 0
-        while n_front > 0:
-            level += 1
-            n_fresh = 0
-            for j in range(n_front):
-                u = frontier[j]
-                bits = visit[u]
-                for p in range(indptr[u], indptr[u + 1]):
-                    v = indices[p]
-                    new = bits & ~seen[v]
-                    if new != zero:
-                        if found[v] == zero:
-                            fresh[n_fresh] = v
-                            n_fresh += 1
-                        found[v] |= new
-            for j in range(n_front):
-                visit[frontier[j]] = zero
-            for j in range(n_fresh):
-                v = fresh[j]
-                new = found[v]
-                found[v] = zero
-                seen[v] |= new
-                visit[v] = new
-                hist[level] += _popcount(new)
-                frontier[j] = v
-            if n_fresh > 0 and level > top:
-                top = level
-            n_front = n_fresh
-        seen[:] = zero
-    return hist[: top + 1]
-
-
-def distance_histogram(graph: Graph, sources) -> np.ndarray:
-    """``h[d]``: the (source, node) pairs at distance ``d``, over the given sources and the
-    nodes each reaches, itself included at ``d = 0`` (PGB's ``distance_distribution`` is
-    this over all sources: ``np.bincount`` of every ``single_source_shortest_path_length``).
-
-    Multi-source BFS, 64 sources per traversal (as
-    :func:`privpub.metrics.graph_structure.distance_statistics`), compiled; O(n) memory."""
-    adj = graph.adjacency
-    sources = np.asarray(sources, dtype=np.int64)
-    return _ms_bfs_hist(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), sources,
-                        graph.n_nodes)
-
-
 def path_summary(graph: Graph, *, rng, n_sources: int = PATH_SOURCES,
                  exact_max_nodes: int = EXACT_MAX_NODES) -> dict:
     """Distance histogram, diameter and mean distance (PGB Q7-Q9).
