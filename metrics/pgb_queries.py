@@ -42,7 +42,6 @@ import random
 import numpy as np
 from numba import njit
 
-from privpub.errors import PrivpubError
 from privpub.metrics._checks import same_type
 from privpub.metrics._memo import memo, stream_key
 from privpub.metrics.graph_structure import (
@@ -465,15 +464,15 @@ def community_nmi(truth, release, rng=None) -> float:
     """Q12: normalised mutual information (scikit-learn's, arithmetic mean of the
     entropies) between the Louvain partition of the truth and that of the release, node by
     node (:func:`louvain_partition`). The truth's partition is computed once, with a fixed
-    seed (PGB computes it once per dataset); the release's from ``rng``. Both graphs must
-    have the same nodes."""
+    seed (PGB computes it once per dataset); the release's from ``rng``. Undefined (NaN)
+    for a release on other nodes (a generator that does not keep the node set, e.g.
+    Pygmalion's dK-2 graphs): node ``i`` of the two graphs is not the same person, and the
+    other queries of that release still count."""
     from sklearn.metrics import normalized_mutual_info_score
 
     truth, release = _graphs(truth, release, "community_nmi")
     if truth.n_nodes != release.n_nodes:
-        raise PrivpubError(
-            f"community_nmi compares partitions of the same nodes: the truth has "
-            f"{truth.n_nodes} nodes, the release {release.n_nodes}")
+        return float("nan")
     return float(normalized_mutual_info_score(_louvain(truth, rng, truth=True),
                                               _louvain(release, rng, truth=False)))
 
