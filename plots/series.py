@@ -275,7 +275,8 @@ def _hash(name: str) -> int:
 def label_styles(groups) -> dict[str, tuple[int, int]]:
     """A (palette index, marker index) per series label, from ``groups`` (the labels each
     experiment file draws together), in sorted label order: the colour is the first from
-    the label's hash (the strongest eight first) that no label of a group it shares holds;
+    the label's hash (the strongest eight first) that no label of a group it shares holds
+    and that some marker is still free with;
     the marker, among those no label holds with that colour and no label of a group it
     shares holds, one of the family those labels use least, the first from its hash
     (:func:`_pick_marker`). So every label looks different from every other,
@@ -294,8 +295,10 @@ def label_styles(groups) -> dict[str, tuple[int, int]]:
         colours = {c for c, _ in near}
         h = _hash(label)
         start = h % 8
-        colour = next(((start + i) % n for i in range(n) if (start + i) % n not in colours),
-                      start)
+        order = [(start + i) % n for i in range(n) if (start + i) % n not in colours]
+        # the first such colour that still has a marker no label holds with it
+        colour = next((c for c in order if any((c, k) not in pairs for k in range(m))),
+                      order[0] if order else start)
         first = (h // n) % m
         free = [k for k in range(m) if (colour, k) not in pairs]
         marker = _pick_marker(first, [k for _, k in near], free)
