@@ -17,7 +17,7 @@ import pandas as pd
 from privpub.errors import PrivpubError
 from privpub.types import Table
 
-__all__ = ["TableEncoder", "EncodedTable", "domain_codes"]
+__all__ = ["TableEncoder", "EncodedTable", "MarginalDomain", "domain_codes"]
 
 
 def domain_codes(col: pd.Series, domain) -> np.ndarray:
@@ -148,3 +148,131 @@ class EncodedTable:
     def take(self, rows) -> EncodedTable:
         """The records ``rows`` (indices) of this table."""
         return EncodedTable(self.encoder, self.x[rows], self.y[rows])
+
+
+# --------------------------------------------------------------------------- marginal domains
+def _numeric_bins(name: str, domain, n_bins: int, integral: bool) -> tuple[float, float, int]:
+    """``(lo, width_total, size)`` of a numeric attribute's public bins: ``n_bins``
+    equal-width bins of ``[lo, hi]``, or one bin per value when an integer attribute has
+    fewer than ``n_bins`` values (``width_total = hi - lo + 1`` for integers)."""
+    if len(domain) != 2:
+        raise PrivpubError(f"numeric attribute {name!r} needs a (low, high) domain, "
+                           f"got {domain!r}")
+    lo, hi = (float(v) for v in domain)
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi >= lo):
+        raise PrivpubError(f"numeric attribute {name!r}: bad domain {domain!r}")
+    if integral:
+        span = hi - lo + 1.0
+        return lo, span, int(min(n_bins, span))
+    if not hi > lo:
+        raise PrivpubError(f"numeric attribute {name!r} needs a domain with low < high")
+    return lo, hi - lo, int(n_bins)
+
+
+@dataclass(frozen=True)
+class MarginalDomain:
+    """Every attribute of a table (the class included) as a discrete public domain, the
+    input of marginal-based synthesizers (AIM, MST, PrivBayes) and of the marginal metrics.
+
+    Categorical and ordinal attributes keep their schema domain; a numeric attribute is cut
+    into ``n_bins`` equal-width bins of its public ``(low, high)`` domain, or one bin per
+    value when it holds integers and has fewer values than ``n_bins``. Only the schema and
+    the columns' dtypes are read, so no budget is spent. Decoding draws a value uniformly
+    within a numeric bin (an integer for an integer column) and returns the domain value
+    otherwise, so a synthetic table has the input's schema.
+
+    Attributes
+    ----------
+    names : tuple of str
+        All attributes, in schema order.
+    sizes : tuple of int
+        Number of codes of each attribute.
+    bins : tuple
+        Per attribute: ``(lo, span, integral)`` for a numeric attribute, None otherwise.
+    """
+
+    schema: object
+    names: tuple[str, ...]
+    sizes: tuple[int, ...]
+    bins: tuple
+    n_bins: int
+
+    @classmethod
+    def from_table(cls, table: Table, n_bins: int = 32) -> MarginalDomain:
+        """The domain of ``table``'s schema (numeric bins: see the class docstring)."""
+        if not isinstance(table, Table):
+            raise PrivpubError(f"expected a Table, got {type(table).__name__}")
+        if isinstance(n_bins, bool) or int(n_bins) != n_bins or n_bins < 1:
+            raise PrivpubError(f"n_bins must be a positive integer, got {n_bins!r}")
+        names, sizes, bins = [], [], []
+        for a in table.schema.attributes:
+            if a.kind == "numeric":
+                integral = table.data[a.name].dtype.kind in "iub"
+                lo, span, size = _numeric_bins(a.name, a.domain, int(n_bins), integral)
+                bins.append((lo, span, integral))
+            else:
+                if not a.domain:
+                    raise PrivpubError(f"attribute {a.name!r} needs a public domain (a domain "
+                                       "read from the data is not private)")
+                size = len(a.domain)
+                bins.append(None)
+            names.append(a.name)
+            sizes.append(size)
+        return cls(table.schema, tuple(names), tuple(sizes), tuple(bins), int(n_bins))
+
+    @property
+    def cells(self) -> float:
+        """Size of the full domain (product of the attribute sizes, as a float)."""
+        return float(np.prod(np.asarray(self.sizes, dtype=float)))
+
+    def encode(self, table: Table) -> np.ndarray:
+        """The table as an int64 code matrix (rows x attributes, schema order)."""
+        if not isinstance(table, Table):
+            raise PrivpubError(f"expected a Table, got {type(table).__name__}")
+        df = table.data
+        missing = [c for c in self.names if c not in df.columns]
+        if missing:
+            raise PrivpubError(f"table lacks columns {missing}")
+        out = np.empty((len(df), len(self.names)), dtype=np.int64)
+        for j, (name, size, b) in enumerate(zip(self.names, self.sizes, self.bins, strict=True)):
+            col = df[name]
+            if b is None:
+                codes = domain_codes(col, self.schema[name].domain)
+                if (codes < 0).any():
+                    raise PrivpubError(
+                        f"attribute {name!r} has values outside its domain (or missing)")
+            else:
+                lo, span, _ = b
+                x = np.asarray(col, dtype=np.float64)
+                if not np.isfinite(x).all():
+                    raise PrivpubError(f"numeric attribute {name!r} has missing values")
+                codes = np.clip(np.floor((x - lo) / span * size), 0, size - 1).astype(np.int64)
+            out[:, j] = codes
+        return out
+
+    def decode(self, codes: np.ndarray, rng: np.random.Generator) -> Table:
+        """A table with this domain's schema whose rows have the given codes (numeric
+        values drawn uniformly within their bin from ``rng``)."""
+        codes = np.asarray(codes)
+        if codes.ndim != 2 or codes.shape[1] != len(self.names):
+            raise PrivpubError(f"expected a code matrix with {len(self.names)} columns, "
+                               f"got shape {codes.shape}")
+        cols = {}
+        for j, (name, size, b) in enumerate(zip(self.names, self.sizes, self.bins, strict=True)):
+            c = codes[:, j].astype(np.int64)
+            if c.size and (c.min() < 0 or c.max() >= size):
+                raise PrivpubError(f"attribute {name!r}: codes outside 0..{size - 1}")
+            if b is None:
+                dom = self.schema[name].domain
+                cols[name] = pd.Categorical.from_codes(c, categories=list(dom)) \
+                    if all(isinstance(v, str) for v in dom) else np.asarray(dom)[c]
+            else:
+                lo, span, integral = b
+                left, right = lo + span * c / size, lo + span * (c + 1) / size
+                if integral:
+                    first, stop = np.ceil(left), np.ceil(right)
+                    cols[name] = (first + np.floor(rng.random(c.size) * (stop - first))
+                                  ).astype(np.int64)
+                else:
+                    cols[name] = left + rng.random(c.size) * (right - left)
+        return Table(pd.DataFrame(cols), self.schema)
