@@ -16,6 +16,7 @@ MODULES = (
     "priv_hrg",
     "priv_skg",
     "priv_topk",
+    "private_pgm",
     "privgraph",
     "pygmalion",
     "smooth_k_anonymity",

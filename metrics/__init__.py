@@ -11,6 +11,7 @@ MODULES = (
     "graph_stats",
     "graph_structure",
     "learners",
+    "marginals",
     "matrix_stats",
     "pgb_queries",
     "ranking",

@@ -21,13 +21,14 @@ Examples
 from __future__ import annotations
 
 import json
+import math
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from privpub.errors import BudgetExceededError, PrivpubError
 from privpub.validation import check_epsilon
 
-__all__ = ["PrivacyLedger", "LedgerEntry", "ensure_ledger"]
+__all__ = ["PrivacyLedger", "LedgerEntry", "ensure_ledger", "ZCDPBudget", "zcdp_delta", "zcdp_rho"]
 
 #: Relative slack for floating-point sums of budget parts (0.1 + 0.2 + 0.7 == 1.0).
 _REL_TOL = 1e-9
@@ -177,3 +178,96 @@ def ensure_ledger(ledger: PrivacyLedger | None, epsilon: float) -> PrivacyLedger
     if abs(ledger.total - epsilon) > epsilon * _REL_TOL:
         raise PrivpubError(f"ledger total {ledger.total} differs from epsilon {epsilon}")
     return ledger
+
+
+# --------------------------------------------------------------------------- zCDP
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """The smallest ``delta`` for which ``rho``-zCDP implies ``(epsilon, delta)``-DP, by the
+    conversion of Canonne, Kamath & Steinke [CKS20, Prop. 12 / Cor. 13]:
+    ``delta = min_alpha exp((alpha - 1)(alpha rho - epsilon) + alpha log(1 - 1/alpha))
+    / (alpha - 1)``, minimised over ``alpha > 1`` by bisection on the derivative (any
+    ``alpha`` gives a valid bound, so an inexact minimum only makes ``delta`` larger).
+    The conversion private-pgm's AIM and MST use (their ``cdp2adp.py``)."""
+    if rho <= 0:
+        return 0.0
+    lo, hi = 1.01, (epsilon + 1.0) / (2.0 * rho) + 2.0
+    for _ in range(200):
+        alpha = 0.5 * (lo + hi)
+        if (2 * alpha - 1) * rho - epsilon + math.log1p(-1.0 / alpha) < 0:
+            lo = alpha
+        else:
+            hi = alpha
+    alpha = 0.5 * (lo + hi)
+    log_delta = ((alpha - 1) * (alpha * rho - epsilon) + alpha * math.log1p(-1.0 / alpha)
+                 - math.log(alpha - 1.0))
+    return min(math.exp(log_delta), 1.0)
+
+
+def zcdp_rho(epsilon: float, delta: float) -> float:
+    """The largest ``rho`` whose ``rho``-zCDP implies ``(epsilon, delta)``-DP
+    (:func:`zcdp_delta` inverted by bisection; ``zcdp_delta(result, epsilon) <= delta``)."""
+    epsilon = check_epsilon(epsilon)
+    if not 0 < delta < 1:
+        raise PrivpubError(f"delta must be in (0, 1), got {delta!r}")
+    lo, hi = 0.0, epsilon + 1.0
+    for _ in range(200):
+        rho = 0.5 * (lo + hi)
+        if zcdp_delta(rho, epsilon) <= delta:
+            lo = rho
+        else:
+            hi = rho
+    return lo
+
+
+class ZCDPBudget:
+    """A zCDP budget ``rho`` [BS16] bought with an ``(epsilon, delta)`` claim and spent
+    through a :class:`PrivacyLedger` of ``epsilon``.
+
+    zCDP composes by adding the ``rho`` of the parts; the parts' sum is converted to
+    ``(epsilon, delta)`` once (:func:`zcdp_rho`), not part by part. The ledger, which counts
+    epsilon, records each part as its share of ``epsilon``, ``epsilon * rho_part / rho``
+    (label ``"... (zCDP rho=...)"``), so the ledger is spent exactly when ``rho`` is and a
+    reader of the ledger sees the split. Primitives on sensitivity-1 queries: a Gaussian
+    of standard deviation ``sigma`` costs ``1 / (2 sigma^2)`` [BS16 Prop 1.6]; an
+    ``eps0``-DP exponential mechanism costs ``eps0^2 / 8`` [CR21, bounded range].
+    """
+
+    def __init__(self, ledger: PrivacyLedger, delta: float):
+        self.ledger = ledger
+        self.delta = float(delta)
+        self.rho = zcdp_rho(ledger.total, self.delta)
+        self._used = 0.0
+
+    @property
+    def used(self) -> float:
+        return self._used
+
+    @property
+    def remaining(self) -> float:
+        return max(self.rho - self._used, 0.0)
+
+    def spend(self, rho: float, *, label: str, sensitivity: float | None = None,
+              primitive: str | None = None) -> float:
+        """Record ``rho`` spent on ``label``; return it (refused past the total)."""
+        if not rho > 0:
+            raise PrivpubError(f"rho for {label!r} must be > 0, got {rho}")
+        eps = self.ledger.total * min(rho / self.rho, 1.0)
+        if self._used + rho > self.rho * (1 + 1e-9):
+            raise BudgetExceededError(
+                f"spending rho {rho:.6g} on {label!r} would exceed the zCDP budget "
+                f"{self.rho:.6g} ({self._used:.6g} already spent)")
+        self._used += rho
+        last = self._used >= self.rho * (1 - 1e-12)   # the rest of the ledger, not a residue
+        self.ledger.spend(self.ledger.remaining if last else eps,
+                          label=f"{label} (zCDP rho={rho:.4g})", sensitivity=sensitivity,
+                          primitive=primitive)
+        return rho
+
+    def gaussian_rho(self, sigma: float, sensitivity: float = 1.0) -> float:
+        """zCDP cost of Gaussian noise ``sigma`` on a query of L2 ``sensitivity``."""
+        return sensitivity**2 / (2.0 * sigma**2)
+
+    @staticmethod
+    def exponential_rho(epsilon: float) -> float:
+        """zCDP cost of an ``epsilon``-DP exponential mechanism (``epsilon^2 / 8``)."""
+        return epsilon**2 / 8.0

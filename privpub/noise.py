@@ -44,6 +44,7 @@ __all__ = [
     "flip_count",
     "uniform_integers",
     "laplace_noise",
+    "gaussian_noise",
     "geometric_noise",
     "cauchy_noise",
     "heavy_tailed_noise",
@@ -133,6 +134,12 @@ def laplace_noise(*, sensitivity: float, epsilon: float, rng: np.random.Generato
     """Laplace noise with scale ``sensitivity / epsilon`` [DMNS06]."""
     scale = _check_sensitivity(sensitivity) / check_epsilon(epsilon)
     return _zeros(size) if is_noise_off() else rng.laplace(0.0, scale, size=size)
+
+
+def gaussian_noise(*, sigma: float, rng: np.random.Generator, size=None):
+    """Gaussian noise ``N(0, sigma^2)``: on a query of L2 sensitivity 1 it is
+    ``1 / (2 sigma^2)``-zCDP [BS16 Prop 1.6] (:class:`privpub.ledger.ZCDPBudget`)."""
+    return _zeros(size) if is_noise_off() else rng.normal(0.0, _check_scale(sigma), size=size)
 
 
 def geometric_noise(*, sensitivity: float, epsilon: float, rng: np.random.Generator, size=None):

@@ -238,6 +238,34 @@ REFERENCES: dict[str, Paper] = {
             "  year      = {2017}\n"
             "}",
         ),
+        Paper(
+            "mckenna2022",
+            "McKenna, Mullins, Sheldon & Miklau, AIM: an adaptive and iterative mechanism for "
+            "differentially private synthetic data, PVLDB 2022",
+            "@article{mckenna2022,\n"
+            "  author  = {Ryan McKenna and Brett Mullins and Daniel Sheldon and Gerome Miklau},\n"
+            "  title   = {{AIM}: An Adaptive and Iterative Mechanism for Differentially Private\n"
+            "             Synthetic Data},\n"
+            "  journal = {Proceedings of the VLDB Endowment},\n"
+            "  volume  = {15},\n"
+            "  number  = {11},\n"
+            "  year    = {2022}\n"
+            "}",
+        ),
+        Paper(
+            "mckenna2021",
+            "McKenna, Miklau & Sheldon, Winning the NIST contest: a scalable and general "
+            "approach to differentially private synthetic data (MST), JPC 2021",
+            "@article{mckenna2021,\n"
+            "  author  = {Ryan McKenna and Gerome Miklau and Daniel Sheldon},\n"
+            "  title   = {Winning the {NIST} Contest: A scalable and general approach to\n"
+            "             differentially private synthetic data},\n"
+            "  journal = {Journal of Privacy and Confidentiality},\n"
+            "  volume  = {11},\n"
+            "  number  = {3},\n"
+            "  year    = {2021}\n"
+            "}",
+        ),
     )
 }
 

@@ -51,11 +51,13 @@ __all__ = [
     "NODE_DP",
     "RECORD_DP",
     "EDGE_LDP",
+    "RECORD_APPROX_DP",
     "K_ANONYMITY",
     "SMOOTH_K_ANONYMITY",
     "NO_PRIVACY",
     "DP_NOTIONS",
     "central_notion",
+    "neighbour_notion",
     "implied_central_epsilon",
     "describe_notion",
     "MechanismInfo",
@@ -86,10 +88,14 @@ RECORD_DP = "record-DP"
 #: local edge-DP (edge-LDP): every user randomises her own adjacency list, and two lists
 #: that differ in one entry are neighbours (qin2017, the LDPGen paper)
 EDGE_LDP = "edge-LDP"
+#: approximate record-DP: (epsilon, delta)-DP with delta > 0 (the mechanism's ``delta``
+#: parameter) under record-DP's neighbours; the marginal synthesizers that measure with
+#: Gaussian noise under zCDP (AIM, MST). Never ranked with pure epsilon-DP: its own table.
+RECORD_APPROX_DP = "record-(eps,delta)-DP"
 K_ANONYMITY = "k-anonymity"
 SMOOTH_K_ANONYMITY = "smooth-k-anonymity"
 NO_PRIVACY = "none"
-DP_NOTIONS = (EDGE_DP, NODE_DP, RECORD_DP, EDGE_LDP)
+DP_NOTIONS = (EDGE_DP, NODE_DP, RECORD_DP, EDGE_LDP, RECORD_APPROX_DP)
 _NOTIONS = (*DP_NOTIONS, K_ANONYMITY, SMOOTH_K_ANONYMITY, NO_PRIVACY)
 
 #: A local notion, the central notion it implies, and the factor on epsilon: an edge of
@@ -102,6 +108,16 @@ _CENTRAL = {EDGE_LDP: (EDGE_DP, 2.0)}
 def central_notion(notion: str) -> str:
     """The central notion a claim of ``notion`` implies (itself for a central notion)."""
     return _CENTRAL.get(notion, (notion, 1.0))[0]
+
+
+#: An approximate notion and the pure notion whose neighbour relation it shares.
+_PURE = {RECORD_APPROX_DP: RECORD_DP}
+
+
+def neighbour_notion(notion: str) -> str:
+    """The notion whose neighbour relation a claim of ``notion`` is tested on: the central
+    notion of a local one, the pure notion of an approximate one, else itself."""
+    return _PURE.get(notion) or central_notion(notion)
 
 
 def implied_central_epsilon(notion: str, epsilon: float) -> float:

@@ -20,7 +20,7 @@ from privpub.plots.leaderboard.standing import (
     replay_command,
     verdict_note,
 )
-from privpub.registry import DP_NOTIONS, EDGE_LDP, describe_notion
+from privpub.registry import DP_NOTIONS, EDGE_LDP, RECORD_APPROX_DP, describe_notion
 
 __all__ = ["CSS", "page", "cd_svg", "fmt", "notion_name", "method_rows", "task_page",
            "toy_banner", "refuted_html"]
@@ -46,6 +46,7 @@ td.cav{min-width:18em}
 
 _NOTION_NAMES = {"none": "not private", "node-DP": "node-DP", "edge-DP": "edge-DP",
                  EDGE_LDP: describe_notion(EDGE_LDP), "record-DP": "record-DP",
+                 RECORD_APPROX_DP: "record-(ε, δ)-DP (approximate: δ > 0)",
                  "k-anonymity": "k-anonymity",
                  "smooth-k-anonymity": "smooth k-anonymity"}
 

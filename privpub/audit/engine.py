@@ -80,7 +80,7 @@ from privpub.audit.statistics import (
 from privpub.errors import ConfigError, UnknownNameError
 from privpub.registry import (
     MechanismInfo,
-    central_notion,
+    neighbour_notion,
     get_mechanism,
     implied_central_epsilon,
 )
@@ -420,7 +420,7 @@ def _setup(mechanism, config, mode, seed, alpha, diagnostics, neighbourhood):
     seed = check_nonnegative_int(seed, "seed")
     diagnostics = diagnostics if diagnostics is True else tuple(sorted(diagnostics))
     settings = audit_settings(info)
-    hood = neighbourhood_for(info.input_kind, central_notion(info.privacy),
+    hood = neighbourhood_for(info.input_kind, neighbour_notion(info.privacy),
                              neighbourhood or settings.neighbourhood)
     run = _Audit(info, hood, params, seed, check_fraction(alpha, "alpha"), diagnostics,
                  base.scaled(settings.budget), _Sampler(info, params, seed, diagnostics))
