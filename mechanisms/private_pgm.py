@@ -77,12 +77,12 @@ def global_numpy_seed(rng: np.random.Generator):
     """Seed numpy's global random state from ``rng`` for a library that draws from it
     (mbi's synthetic data and decompression), restoring the state afterwards, so that a
     release depends on the mechanism's ``rng`` alone."""
-    state = np.random.get_state()
-    np.random.seed(int(rng.integers(2**32, dtype=np.uint64)))
+    state = np.random.get_state()  # noqa: NPY002 - the library's global stream
+    np.random.seed(int(rng.integers(2**32, dtype=np.uint64)))  # noqa: NPY002
     try:
         yield
     finally:
-        np.random.set_state(state)
+        np.random.set_state(state)  # noqa: NPY002
 
 
 def _check_delta(delta) -> float:

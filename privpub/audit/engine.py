@@ -80,9 +80,9 @@ from privpub.audit.statistics import (
 from privpub.errors import ConfigError, UnknownNameError
 from privpub.registry import (
     MechanismInfo,
-    neighbour_notion,
     get_mechanism,
     implied_central_epsilon,
+    neighbour_notion,
 )
 from privpub.types import Kind
 from privpub.validation import check_fraction, check_nonnegative_int
