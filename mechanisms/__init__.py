@@ -17,6 +17,7 @@ MODULES = (
     "priv_skg",
     "priv_topk",
     "private_pgm",
+    "privbayes",
     "privgraph",
     "pygmalion",
     "smooth_k_anonymity",

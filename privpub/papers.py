@@ -161,6 +161,21 @@ REFERENCES: dict[str, Paper] = {
             "}",
         ),
         Paper(
+            "zhang2017",
+            "Zhang, Cormode, Procopiuc, Srivastava & Xiao, PrivBayes: private data release "
+            "via Bayesian networks, ACM TODS 2017 (SIGMOD 2014)",
+            "@article{zhang2017,\n"
+            "  author  = {Jun Zhang and Graham Cormode and Cecilia M. Procopiuc and\n"
+            "             Divesh Srivastava and Xiaokui Xiao},\n"
+            "  title   = {{PrivBayes}: Private Data Release via {Bayesian} Networks},\n"
+            "  journal = {ACM Transactions on Database Systems},\n"
+            "  volume  = {42},\n"
+            "  number  = {4},\n"
+            "  pages   = {25:1--25:41},\n"
+            "  year    = {2017}\n"
+            "}",
+        ),
+        Paper(
             "wang2013",
             "Wang & Wu, Preserving differential privacy in degree-correlation based graph "
             "generation (DP-dK), Transactions on Data Privacy 2013",
