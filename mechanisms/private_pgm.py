@@ -50,6 +50,9 @@ __all__ = ["aim", "mst", "SYNTH_EXTRA", "global_numpy_seed", "import_mbi"]
 #: What a user installs for the marginal-based synthesizers.
 SYNTH_EXTRA = 'pip install "privpub[synth]"'
 
+#: The most cells a marginal that a synthesizer holds in memory may have (8 bytes each).
+MAX_MARGINAL_CELLS = 2e7
+
 #: The papers' delta ([MMSM22] Sec. 6.1 and [MMS21]: delta = 1e-9).
 DEFAULT_DELTA = 1e-9
 
@@ -179,6 +182,7 @@ def _workload_candidates(workload) -> dict:
     source="Alg. 1; the authors' private-pgm mechanisms/aim.py on mbi 2",
     caveat="(epsilon, delta)-DP through rho-zCDP (delta = the delta parameter, 1e-9 by "
            "default): not pure epsilon-DP, ranked in its own table",
+    caveat_summary="(epsilon, delta)-DP via zCDP, delta 1e-9: its own table",
     # one release on the audit's tiny tables: ~2.5 s with 30 iterations (JAX compiles each
     # new clique set), so the audit draws few runs; the iterations do not touch privacy
     audit={"configurations": [{"max_iters": 30, "max_model_size": 0.1}], "cost_ms": 2500},
@@ -247,6 +251,7 @@ def aim(
     names = p.encoding.names
     if degree > len(names):
         raise NotApplicableError(f"degree {degree} exceeds the {len(names)} attributes")
+    p.encoding.check_marginals(1, MAX_MARGINAL_CELLS, "aim")
     workload = [cl for cl in itertools.combinations(names, degree)
                 if p.domain.size(cl) <= max_cells]
     if not workload:
@@ -324,6 +329,7 @@ def _compress_domain(p: _Problem, oneway: list):
     source="Sec. 4; the authors' private-pgm mechanisms/mst.py on mbi 2",
     caveat="(epsilon, delta)-DP through rho-zCDP (delta = the delta parameter, 1e-9 by "
            "default): not pure epsilon-DP, ranked in its own table",
+    caveat_summary="(epsilon, delta)-DP via zCDP, delta 1e-9: its own table",
     audit={"configurations": [{"max_iters": 30}], "cost_ms": 1000},
 )
 def mst(
@@ -369,6 +375,7 @@ def mst(
     names = p.encoding.names
     if len(names) < 2:
         raise NotApplicableError("MST needs at least two attributes")
+    p.encoding.check_marginals(2, MAX_MARGINAL_CELLS, "mst")   # every pair is scored
     rho = p.budget.rho
     sigma = np.sqrt(3 / (2 * rho))
     # d measurements with weights 1/sqrt(d) each (the authors' ``measure``): sigma sqrt(d)

@@ -43,7 +43,7 @@ from privpub.registry import RECORD_DP, register_mechanism
 from privpub.types import Kind, Release, Table
 from privpub.validation import check_epsilon, check_positive_int, check_rng
 
-__all__ = ["CAVEAT", "SYNTH_INSTALL", "THETA", "privbayes"]
+__all__ = ["CAVEAT", "SYNTH_INSTALL", "THETA", "default_degree", "privbayes"]
 
 #: The one-line fix when DataSynthesizer is missing (pyproject's ``synth`` extra).
 SYNTH_INSTALL = 'pip install "privpub[synth]"'
@@ -53,13 +53,12 @@ THETA = 4.0
 
 #: Stored with every result row.
 CAVEAT = (
-    "Calibrated for neighbours that replace one record, with the row count n public "
-    "(PrivBayes' and DataSynthesizer's reading), not for adding or removing a record: the "
-    "release has exactly n rows, the exponential mechanism's mutual-information sensitivity "
-    "is evaluated at the true n, and the default degree reads n. Under replace-one the "
-    "release is 1.5 epsilon-DP: DataSynthesizer's Laplace noise on the count tables, "
-    "(d - k)/(epsilon/2), covers one added or removed record, half the paper's noise, and a "
-    "replacement changes two counts"
+    "Bounded DP, PrivBayes' own reading: neighbours replace one record and the row count n "
+    "is public (the release has exactly n rows, the exponential mechanism's "
+    "mutual-information sensitivity and the default degree read n); not DP when a record "
+    "is added or removed. DataSynthesizer's Laplace noise on the count tables covers one "
+    "added or removed record, half the paper's; privpub hands it half the conditionals' "
+    "budget so that the noise is the paper's and the release epsilon-DP under replace-one"
 )
 
 #: Upper end (exclusive) of the seed handed to numpy's and Python's global generators.
@@ -181,13 +180,26 @@ def _global_generators(seed: int):
         random.setstate(py_state)
 
 
-def _default_degree(pb, n_attributes: int, n_rows: int, epsilon: float) -> int:
-    """DataSynthesizer's ``calculate_k`` (theta-usefulness of the noisy (k+1)-way marginals,
-    zhang2017) with theta = 4 and the conditionals' budget ``epsilon``; its own ``k=0`` path
-    calls it with epsilon 0.1 whatever the budget. It reads n (see the caveat)."""
-    with warnings.catch_warnings():  # calculate_k turns warnings into errors globally
-        return int(pb.calculate_k(n_attributes, n_rows, target_usefulness=THETA,
-                                  epsilon=epsilon))
+def default_degree(sizes: list[int], n_rows: int, epsilon: float) -> int:
+    """The largest degree k whose noisy (k+1)-way tables are theta-useful, theta = 4
+    (zhang2017's Lemma 3: a binary table is useful when ``n eps / ((d - k) 2^(k+3)) >=
+    theta``, ``eps`` the conditionals' budget at DataSynthesizer's count scale; read for a
+    general domain as ``n eps / ((d - k) 4 C) >= theta`` with ``C`` the cells of the largest
+    (k+1)-way table, the product of the k + 1 largest domain sizes, which is the binary
+    formula when every size is 2); 1 when no k is useful. It reads n, public under the
+    mechanism's bounded DP. DataSynthesizer's ``calculate_k`` ignores domain sizes (on adult
+    it picks 3, tables of 32 x 32 x 41 x 32 cells) and returns the ceiling of its root, a k
+    that is not useful: docs/design.md."""
+    d = len(sizes)
+    largest = np.sort(np.asarray(sizes, dtype=float))[::-1]
+    best = 1
+    for k in range(1, d):
+        cells = float(np.prod(largest[:k + 1]))
+        if n_rows * epsilon / ((d - k) * 4.0 * cells) >= THETA:
+            best = k
+        else:
+            break
+    return best
 
 
 def _cpt(dists: dict, parent_sizes: list[int], child_size: int) -> np.ndarray:
@@ -231,8 +243,9 @@ def _sample(bn: list, conditionals: dict, names: list[str], sizes: list[int], n:
     paper="zhang2017",
     source="Sec 3-4 (Algorithm 1 with GreedyBayes), as DataSynthesizer 0.1.13 runs it",
     caveat=CAVEAT,
-    caveat_summary="calibrated for replace-one neighbours with n public (1.5 eps there: "
-                   "DataSynthesizer halves the paper's Laplace noise); releases n rows",
+    caveat_summary="bounded DP: one record replaced, the row count public (the paper's "
+                   "reading); releases n rows",
+    neighbourhood="record_replace",
     audit={"cost_ms": 25},
 )
 def privbayes(
@@ -253,12 +266,12 @@ def privbayes(
         Every attribute needs a public domain (numeric: ``(low, high)``).
     epsilon : float
         Half for the network (d - 1 exponential mechanisms, epsilon/(2(d-1)) each), half
-        for the d - k noisy count tables (Laplace, scale 2(d - k)/epsilon), as DataSynthesizer
-        splits it (the paper: a share beta for the network).
+        for the d - k noisy count tables (Laplace, scale 4(d - k)/epsilon: L1 sensitivity
+        2 per table under replace-one), as DataSynthesizer splits it (the paper: a share
+        beta for the network). Bounded DP: neighbours replace one record (the caveat).
     degree : int or None, default None
-        Maximum number of parents k. None: theta-usefulness with theta = 4 at the
-        conditionals' budget epsilon/2 (DataSynthesizer's ``calculate_k``: 3 when that is
-        useful, else the root of the usefulness equation; it reads n). At least 1
+        Maximum number of parents k. None: :func:`default_degree` (theta-usefulness,
+        theta = 4, over the public domain sizes; it reads n). At least 1
         (DataSynthesizer reads k = 0 as "choose k").
     n_bins : int, default 32
         Equal-width bins of a numeric attribute's public range (fewer for a small integer
@@ -295,6 +308,8 @@ def privbayes(
         raise PrivpubError("privbayes needs a table with at least two rows (the "
                            "sensitivity of mutual information divides by n - 1)")
     pb = _privbayes_module()
+    if degree is not None:   # the (k+1)-way count tables are held in memory
+        domain.check_marginals(degree + 1, 2e7, "privbayes")
     ledger = ensure_ledger(ledger, epsilon)
     eps_network, eps_conditionals = epsilon / 2, epsilon / 2  # DataDescriber's split
     encoded = pd.DataFrame(domain.encode(table), columns=names)
@@ -305,15 +320,20 @@ def privbayes(
             contextlib.redirect_stdout(io.StringIO()), np.errstate(over="ignore"), \
             warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="The copy keyword is deprecated")
-        k = degree if degree is not None else _default_degree(
-            pb, len(names), table.n_rows, eps_conditionals)
+        k = degree if degree is not None else default_degree(
+            sizes, table.n_rows, eps_conditionals / 2)
         ledger.spend(eps_network, label=f"network: {len(names) - 1} exponential mechanisms "
                      "over parent sets (mutual information)", primitive="exponential")
         bn = pb.greedy_bayes(encoded, k, eps_network, seed=seed)
-        ledger.spend(eps_conditionals, label="conditional distributions: Laplace on the "
-                     "count tables", sensitivity=1.0, primitive="laplace")
+        # a replaced record moves each of the d - k count tables by 2 in L1: at
+        # DataSynthesizer's scale (d - k)/eps_arg that costs 2 eps_arg, so eps_arg is half
+        # the conditionals' budget (the paper's Algorithm 1 noise, 4(d - k)/(n eps) on
+        # probabilities at the paper's even split)
+        ledger.spend(eps_conditionals, label=f"conditional distributions: Laplace on the "
+                     f"{len(names) - k} count tables", sensitivity=2.0 * (len(names) - k),
+                     primitive="laplace")
         conditionals = pb.construct_noisy_conditional_distributions(
-            bn, encoded, eps_conditionals)
+            bn, encoded, eps_conditionals / 2)
     codes = _sample(bn, conditionals, names, sizes, table.n_rows, rng)
     info = {"degree": k, "network": [(child, list(parents)) for child, parents in bn]}
     return Release(domain.decode(codes, rng), info)

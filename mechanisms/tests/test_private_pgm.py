@@ -16,8 +16,12 @@ from privpub.ledger import PrivacyLedger, ZCDPBudget, zcdp_delta, zcdp_rho  # no
 from privpub.mechanisms import private_pgm  # noqa: E402
 from privpub.mechanisms.private_pgm import _workload_candidates, aim, mst  # noqa: E402
 from privpub.noise import noise_off  # noqa: E402
-from privpub.registry import RECORD_APPROX_DP, get_mechanism, neighbour_notion  # noqa: E402
-from privpub.registry import RECORD_DP  # noqa: E402
+from privpub.registry import (  # noqa: E402
+    RECORD_APPROX_DP,
+    RECORD_DP,  # noqa: E402
+    get_mechanism,
+    neighbour_notion,
+)
 from privpub.types import Attribute, Schema, Table  # noqa: E402
 
 
@@ -166,3 +170,20 @@ def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(NotApplicableError, match=r"privpub\[synth\]"):
         private_pgm.import_mbi()
+
+
+def test_a_domain_too_large_is_one_line_before_any_work():
+    schema = Schema((Attribute("a", "categorical", tuple(range(6000))),
+                     Attribute("b", "categorical", tuple(range(5000))),
+                     Attribute("c", "ordinal", (0, 1))))
+    t = Table(pd.DataFrame({"a": [0, 1], "b": [2, 3], "c": [0, 1]}), schema)
+    with pytest.raises(NotApplicableError, match=r"mst: the domain is too large: the 2-way "
+                       r"marginal a \(6000\) x b \(5000\) has 3e\+07 cells"):
+        mst(t, epsilon=1.0, rng=np.random.default_rng(0))
+
+
+def test_a_column_outside_its_domain_is_one_line():
+    t = _table(20)
+    bad = Table(t.data.assign(a=[2] + [0] * 19), t.schema)
+    with pytest.raises(PrivpubError, match="attribute 'a' has values outside its domain"):
+        aim(bad, epsilon=1.0, rng=np.random.default_rng(0))

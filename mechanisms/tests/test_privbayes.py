@@ -131,3 +131,40 @@ def test_missing_datasynthesizer_names_the_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "DataSynthesizer.lib", None)
     with pytest.raises(NotApplicableError, match=r'pip install "privpub\[synth\]"'):
         privbayes(_table(n=20), epsilon=1.0, rng=np.random.default_rng(0))
+
+
+def test_conditionals_get_the_papers_noise_under_replace_one(monkeypatch):
+    """A replaced record moves each count table by 2 in L1: DataSynthesizer's count scale
+    (d - k)/eps_arg then costs 2 eps_arg, so it is handed half the conditionals' epsilon/2,
+    and the ledger records sensitivity 2 (d - k)."""
+    seen = []
+    real = PrivBayes.construct_noisy_conditional_distributions
+
+    def spy(bn, encoded, epsilon=0.1):
+        seen.append(epsilon)
+        return real(bn, encoded, epsilon)
+
+    monkeypatch.setattr(PrivBayes, "construct_noisy_conditional_distributions", spy)
+    ledger = PrivacyLedger(2.0)
+    out = privbayes(_table(), epsilon=2.0, degree=1, rng=np.random.default_rng(0),
+                    ledger=ledger)
+    assert seen == [pytest.approx(0.5)]
+    cond = [e for e in ledger.entries if "conditional" in e.label]
+    d, k = 4, out.info["degree"]
+    assert cond[0].epsilon == pytest.approx(1.0) and cond[0].sensitivity == 2.0 * (d - k)
+
+
+def test_registered_on_replace_one_neighbours():
+    from privpub.audit.configs import audit_settings
+
+    assert audit_settings("privbayes").neighbourhood == "record_replace"
+
+
+@pytest.mark.parametrize("d,n,eps", [(16, 21574, 0.25), (23, 47461, 0.25), (16, 21574, 2.5),
+                                     (10, 500, 0.1)])
+def test_default_degree_is_the_papers_binary_usefulness(d, n, eps):
+    """On binary attributes the general reading is zhang2017's Lemma 3 formula: the largest
+    k with n eps / ((d - k) 2^(k+3)) >= 4 (1 when none)."""
+    useful = [k for k in range(1, d) if n * eps / ((d - k) * 2 ** (k + 3)) >= 4]
+    expected = max(useful) if useful else 1
+    assert pbmod.default_degree([2] * d, n, eps) == expected

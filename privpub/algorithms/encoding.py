@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privpub.errors import PrivpubError
+from privpub.errors import NotApplicableError, PrivpubError
 from privpub.types import Table
 
 __all__ = ["TableEncoder", "EncodedTable", "MarginalDomain", "domain_codes"]
@@ -224,6 +224,19 @@ class MarginalDomain:
     def cells(self) -> float:
         """Size of the full domain (product of the attribute sizes, as a float)."""
         return float(np.prod(np.asarray(self.sizes, dtype=float)))
+
+    def check_marginals(self, way: int, limit: float, who: str) -> None:
+        """Refuse a domain whose largest ``way``-way marginal has more than ``limit`` cells
+        (a synthesizer that holds such marginals in memory), naming the attributes and the
+        fix: one :class:`~privpub.errors.NotApplicableError` line, before any work."""
+        order = np.argsort(self.sizes)[::-1][:way]
+        cells = float(np.prod([self.sizes[j] for j in order]))
+        if cells > limit:
+            names = " x ".join(f"{self.names[j]} ({self.sizes[j]})" for j in order)
+            raise NotApplicableError(
+                f"{who}: the domain is too large: the {way}-way marginal {names} has "
+                f"{cells:.3g} cells (limit {limit:.3g}); lower n_bins or coarsen those "
+                "attributes' public domains")
 
     def encode(self, table: Table) -> np.ndarray:
         """The table as an int64 code matrix (rows x attributes, schema order)."""

@@ -15,6 +15,8 @@ graph              node-DP      one node's edges replaced on a fixed, public nod
 binary_matrix      edge-DP      one entry flipped (:data:`ENTRY_FLIP`)
 binary_matrix      node-DP      one user's row replaced (:data:`ROW_REPLACE`)
 table              record-DP    one record added or removed (:data:`RECORD_ADD_REMOVE`)
+table              record-DP    one record replaced by another, the row count public
+                                (:data:`RECORD_REPLACE`; PrivBayes' bounded DP [ZCPSX17])
 =================  ===========  ==============================================================
 
 :func:`neighbourhood_for` picks the default of a notion; a mechanism that claims a
@@ -42,6 +44,8 @@ References
 .. [EEMM22] A. Epasto, H. Esfandiari, V. Mirrokni, A. Munoz Medina. Smooth anonymity for
    sparse graphs. 2022, Definitions 3.1-3.3 (edge: one user-item entry; node: "replacing
    all the edges of a single user").
+.. [ZCPSX17] J. Zhang, G. Cormode, C. M. Procopiuc, D. Srivastava, X. Xiao. PrivBayes.
+   ACM TODS 2017 (neighbouring tables of the same size differ in one tuple).
 .. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating noise to sensitivity in
    private data analysis. TCC 2006 (records added or removed).
 """
@@ -67,6 +71,7 @@ __all__ = [
     "ENTRY_FLIP",
     "ROW_REPLACE",
     "RECORD_ADD_REMOVE",
+    "RECORD_REPLACE",
     "NEIGHBOURHOODS",
     "neighbourhood_for",
     "get_neighbourhood",
@@ -274,10 +279,46 @@ RECORD_ADD_REMOVE = Neighbourhood(
     _record_random, _record_check,
 )
 
+def _replace_random(t: Table, rng, sizing) -> Table:
+    rows = _records(t)
+    if not rows:
+        return inputs.table([inputs.random_record(rng)])  # not a neighbour: none exists
+    i = int(rng.integers(len(rows)))
+    new = inputs.random_record(rng)
+    while new == rows[i]:
+        new = inputs.random_record(rng)
+    rows[i] = new
+    return inputs.table(rows)
+
+
+def _replace_check(x, y) -> bool:
+    if not (isinstance(x, Table) and isinstance(y, Table)):
+        return False
+    a, b = sorted(_records(x)), sorted(_records(y))
+    if len(a) != len(b) or a == b:
+        return False
+    rest = list(b)
+    unmatched = 0
+    for r in a:
+        if r in rest:
+            rest.remove(r)
+        else:
+            unmatched += 1
+    return unmatched == 1
+
+
+RECORD_REPLACE = Neighbourhood(
+    "record_replace", Kind.TABLE, RECORD_DP,
+    "one record replaced by another, the number of records public (bounded DP) [ZCPSX17 "
+    "Sec 2: tables of the same size differing in one tuple]",
+    _replace_random, _replace_check,
+)
+
 #: Every neighbourhood by name.
 NEIGHBOURHOODS = {
     n.name: n
-    for n in (EDGE_TOGGLE, NODE_ADD_REMOVE, NODE_REWIRE, ENTRY_FLIP, ROW_REPLACE, RECORD_ADD_REMOVE)
+    for n in (EDGE_TOGGLE, NODE_ADD_REMOVE, NODE_REWIRE, ENTRY_FLIP, ROW_REPLACE, RECORD_ADD_REMOVE,
+              RECORD_REPLACE)
 }
 
 #: The default neighbourhood of each (input kind, notion).

@@ -171,10 +171,20 @@ def _same_graph(a: Graph, b: Graph) -> bool:
 
 
 # --------------------------------------------------------------------------- tables
-def _table_structured(sizing: Sizing) -> list[Pair]:
+def _table_structured(hood: Neighbourhood, sizing: Sizing) -> list[Pair]:
     t = inputs.table
     same = [(0, 0, 1.0, 0)] * 4
     mixed = [(0, 0, 1.0, 0), (1, 1, 2.0, 1), (2, 0, 3.0, 1), (0, 1, 0.0, 0)]
+    if hood.name == "record_replace":  # the same number of records, one of them changed
+        replaced = [
+            ("a record takes a new attribute value", same, (2, 1, 4.0, 0)),
+            ("a record changes class", same, (0, 0, 1.0, 1)),
+            ("a record moves to the numeric domain's end", mixed, (0, 0, 4.0, 0)),
+            ("the majority class flips", [(1, 0, 2.0, 1), (1, 0, 2.0, 0), (1, 0, 2.0, 1)],
+             (1, 0, 2.0, 0)),
+        ]
+        return [Pair(name, "structured", t(base), t([new] + base[1:]))
+                for name, base, new in replaced]
     pairs = [
         ("record with a new attribute value", same, (2, 1, 4.0, 0)),
         ("record with a new class", same, (0, 0, 1.0, 1)),
@@ -216,7 +226,7 @@ def structured_pairs(hood: Neighbourhood, sizing: Sizing, params: dict) -> list[
     if hood.input_kind == "graph":
         return _graph_structured(hood, sizing, params)
     if hood.input_kind == "table":
-        return _table_structured(sizing)
+        return _table_structured(hood, sizing)
     return _matrix_structured(hood, sizing)
 
 
