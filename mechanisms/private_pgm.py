@@ -315,6 +315,9 @@ def aim(
         raise NotApplicableError(f"no {degree}-way marginal has at most {max_cells} cells")
     rho = p.budget.rho
     rounds = _check_positive_int(rounds, "rounds") if rounds is not None else 16 * len(names)
+    if rounds <= 0.9 * len(names):   # the 1-way marginals alone cost 0.9 rho d / rounds
+        raise PrivpubError(f"rounds must exceed 0.9 x the {len(names)} attributes (the 1-way "
+                           f"marginals cost 0.9 rho d / rounds), got {rounds}")
     candidates = _workload_candidates(workload)
     answers = {cl: p.marginal(cl) for cl in candidates}
     jt = p.mbi.junction_tree
@@ -352,6 +355,7 @@ def aim(
         if not terminate and np.abs(after - before).sum() <= sigma * np.sqrt(2 / np.pi) * n:
             sigma /= 2
             eps *= 2
+    model = p.estimate(measurements, max_iters, warm_start=model)   # the authors' last fit
     out = p.release(model)
     out.info.update(rounds=len(selected), cliques=[list(c) for c in selected])
     return out

@@ -203,3 +203,8 @@ def test_model_marginals_equal_mbis_variable_elimination():
     for cl in cliques:
         np.testing.assert_allclose(got[cl], np.asarray(model.project(cl).datavector()),
                                    rtol=1e-9, atol=1e-9)
+
+
+def test_aim_rounds_must_leave_budget_after_the_one_way_marginals():
+    with pytest.raises(PrivpubError, match="rounds must exceed 0.9"):
+        aim(_table(50), epsilon=1.0, rounds=3, rng=np.random.default_rng(0))
