@@ -246,6 +246,8 @@ def _sample(bn: list, conditionals: dict, names: list[str], sizes: list[int], n:
     caveat_summary="bounded DP: one record replaced, the row count public (the paper's "
                    "reading); releases n rows",
     neighbourhood="record_replace",
+    blind_spot="the caveat names the neighbours the claim does not cover (a record added or "
+               "removed); the audit tests the ones it claims (one record replaced)",
     audit={"cost_ms": 25},
 )
 def privbayes(
