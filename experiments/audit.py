@@ -42,8 +42,10 @@ __all__ = ["AuditRun", "audit_jobs", "audit_trial", "run_audits", "replay_stored
 EXIT_OK, EXIT_VIOLATED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 #: The default time limit of one configuration's audit, by mode (seconds): about ten times
-#: the slowest built-in audit on a loaded 2-core machine (docs/audit.md, "Speed").
-AUDIT_TIMEOUT = {"quick": 300.0, "full": 1800.0}
+#: the slowest built-in audit on a loaded 2-core machine (docs/audit.md, "Speed"), and room
+#: for AIM's and MST's quick audits, whose ~600 tiny releases each compile JAX programs
+#: (about 0.65 s a release: 400-450 s).
+AUDIT_TIMEOUT = {"quick": 900.0, "full": 1800.0}
 #: The default memory limit of one configuration's audit (MB of its worker's resident
 #: memory): the audit's inputs are tiny, a worker with privpub imported holds a few hundred.
 AUDIT_MEMORY = 4096.0

@@ -89,7 +89,7 @@ def global_numpy_seed(rng: np.random.Generator):
 
 
 #: Releases between two clearings of JAX's compiled programs (:func:`_forget_compiled_programs`).
-_CLEAR_EVERY = 20
+_CLEAR_EVERY = 200
 _releases = 0
 
 
