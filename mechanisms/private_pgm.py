@@ -53,6 +53,13 @@ SYNTH_EXTRA = 'pip install "privpub[synth]"'
 #: The most cells a marginal that a synthesizer holds in memory may have (8 bytes each).
 MAX_MARGINAL_CELLS = 2e7
 
+#: What AIM's and MST's registrations say of their (epsilon, delta) claim.
+_CAVEAT = ("(epsilon, delta)-DP through rho-zCDP (delta = the delta parameter, 1e-9 by "
+           "default): not pure epsilon-DP, ranked in its own table")
+_CAVEAT_SUMMARY = "(epsilon, delta)-DP via zCDP, delta 1e-9: its own table"
+_BLIND_SPOT = ("the caveat is delta = 1e-9, an excess of event probability far below what "
+               "the audit's few hundred runs resolve: the audit tests epsilon alone")
+
 #: The papers' delta ([MMSM22] Sec. 6.1 and [MMS21]: delta = 1e-9).
 DEFAULT_DELTA = 1e-9
 
@@ -251,11 +258,9 @@ def _workload_candidates(workload) -> dict:
     privacy=RECORD_APPROX_DP,
     paper="mckenna2022",
     source="Alg. 1; the authors' private-pgm mechanisms/aim.py on mbi 2",
-    caveat="(epsilon, delta)-DP through rho-zCDP (delta = the delta parameter, 1e-9 by "
-           "default): not pure epsilon-DP, ranked in its own table",
-    caveat_summary="(epsilon, delta)-DP via zCDP, delta 1e-9: its own table",
-    blind_spot="the caveat is delta = 1e-9, an excess of event probability far below what "
-               "the audit's few hundred runs resolve: the audit tests epsilon alone",
+    caveat=_CAVEAT,
+    caveat_summary=_CAVEAT_SUMMARY,
+    blind_spot=_BLIND_SPOT,
     # the audit's tiny tables (4 attributes) with T = 8 rounds and 30 iterations (neither
     # touches the accounting): ~0.7 s a release, JAX compiling each new clique set
     audit={"configurations": [{"max_iters": 30, "max_model_size": 0.1, "rounds": 8}],
@@ -405,11 +410,9 @@ def _compress_domain(p: _Problem, oneway: list):
     privacy=RECORD_APPROX_DP,
     paper="mckenna2021",
     source="Sec. 4; the authors' private-pgm mechanisms/mst.py on mbi 2",
-    caveat="(epsilon, delta)-DP through rho-zCDP (delta = the delta parameter, 1e-9 by "
-           "default): not pure epsilon-DP, ranked in its own table",
-    caveat_summary="(epsilon, delta)-DP via zCDP, delta 1e-9: its own table",
-    blind_spot="the caveat is delta = 1e-9, an excess of event probability far below what "
-               "the audit's few hundred runs resolve: the audit tests epsilon alone",
+    caveat=_CAVEAT,
+    caveat_summary=_CAVEAT_SUMMARY,
+    blind_spot=_BLIND_SPOT,
     audit={"configurations": [{"max_iters": 30}], "cost_ms": 700},   # ~0.7 s a tiny release
 )
 def mst(
