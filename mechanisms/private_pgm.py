@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
+import sys
 import warnings
 
 import numpy as np
@@ -74,12 +76,28 @@ def import_mbi():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             import mbi
+        # JAX's and absl's log handlers keep the sys.stderr of the moment they were
+        # imported; under a capture (pytest, an in-process run) that stream is closed
+        # later, and Hydra's logging setup, which flushes every handler, then failed on it
+        for ref in list(logging._handlerList):
+            handler = ref()
+            if (type(handler) in (logging.StreamHandler, *_absl_handlers())
+                    and handler.stream is sys.stderr and sys.stderr is not sys.__stderr__):
+                handler.setStream(sys.__stderr__)
     except ImportError as exc:
         raise NotApplicableError(
             f"AIM and MST need private-pgm (mbi) and JAX, which cannot be imported ({exc}); "
             f"install them with {SYNTH_EXTRA}"
         ) from exc
     return mbi
+
+
+def _absl_handlers() -> tuple:
+    try:
+        from absl.logging import PythonHandler
+    except ImportError:
+        return ()
+    return (PythonHandler,)
 
 
 @contextlib.contextmanager

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("mbi")
+pytest.importorskip("mbi")  # JAX too: its log handlers are re-pointed by import_mbi
+private_pgm_module = pytest.importorskip("privpub.mechanisms.private_pgm")
+private_pgm_module.import_mbi()
 
 from privpub.algorithms.encoding import MarginalDomain  # noqa: E402
 from privpub.errors import NotApplicableError, PrivpubError  # noqa: E402
