@@ -29,7 +29,7 @@ import yaml
 from privpub.errors import ConfigError
 from privpub.experiments.catalog import CONF_DIR
 from privpub.experiments.executors import limit_argument
-from privpub.results import SCALES
+from privpub.results import OPT_IN_SCALES, SCALES
 
 __all__ = [
     "TASK_DIR",
@@ -57,10 +57,11 @@ TASK_DIR = CONF_DIR / "task"
 STORE_PREFIX = "_leaderboard_"
 #: The default time limit of one trial, by scale (seconds): a built-in trial takes seconds at
 #: every scale (docs/timings.md), so this only stops what never returns (a plug-in's loop).
-TRIAL_TIMEOUT = {"smoke": 300.0, "small": 1800.0, "paper": 7200.0}
-#: The default memory limit of one trial (MB of its worker's resident memory): the largest
-#: built-in trial holds under 2 GB (docs/timings.md).
-TRIAL_MEMORY = 8192.0
+TRIAL_TIMEOUT = {"smoke": 300.0, "small": 1800.0, "paper": 7200.0, "large": 3600.0}
+#: The default memory limit of one trial, by scale (MB of its worker's resident memory): the
+#: largest built-in trial holds under 2 GB up to the paper scale, and a release on a graph of
+#: today's size must stay under 16 GB (docs/timings.md).
+TRIAL_MEMORY = {"smoke": 8192.0, "small": 8192.0, "paper": 8192.0, "large": 16384.0}
 
 _TASK_KEYS = frozenset(
     "name title input_kind output_kinds notions metric secondary settings headline exclude "
@@ -68,7 +69,7 @@ _TASK_KEYS = frozenset(
 )
 _ACROSS_KEYS = frozenset("title over source".split())
 _MECHANISM_KEYS = frozenset("params grid tuned_in_hindsight rule reference label".split())
-_SCALE_KEYS = frozenset("datasets grid repetitions mechanisms".split())
+_SCALE_KEYS = frozenset("datasets grid repetitions mechanisms skip".split())
 _EMPTY = inspect.Parameter.empty
 # privpub.registry is imported where used: `privpub --help` builds this command's parser and
 # must not import the data kinds (scipy) (experiments/tests/test_console.py)
@@ -107,7 +108,7 @@ class Task:
         block = dict(self.scales.get(scale) or {})
         out = {k: copy.deepcopy(self.base[k]) for k in ("datasets", "grid", "repetitions")}
         out.update({k: copy.deepcopy(v) for k, v in block.items()
-                    if k not in ("mechanisms", "grid")})
+                    if k not in ("mechanisms", "grid", "skip")})
         out["grid"].update(copy.deepcopy(block.get("grid") or {}))
         out["mechanisms"] = block.get("mechanisms") or {}
         return out
@@ -182,6 +183,8 @@ def load_task(name: str) -> Task:
             _fail(name, f"scales maps {', '.join(SCALES)} to a mapping, got {scale!r}")
         if set(block or {}) - _SCALE_KEYS:
             _fail(name, f"scale {scale!r} has unknown key(s) {sorted(set(block) - _SCALE_KEYS)}")
+        if not isinstance((block or {}).get("skip") or {}, dict):
+            _fail(name, f"scale {scale!r}: skip maps a mechanism to the reason it cannot run")
     task = Task(
         name=str(raw.get("name") or name), title=str(raw.get("title") or name),
         input_kind=raw["input_kind"], output_kinds=list(raw["output_kinds"]),
@@ -226,14 +229,15 @@ def _across_metrics(name: str, raw, metrics: list[str]) -> dict | None:
             "source": str(raw.get("source") or "")}
 
 
-def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
-    """The mechanisms the task ranks, and every other mechanism of its input kind with the
-    reason it is left out.
+def qualifying(task: Task, add=(), scale: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """The mechanisms the task ranks (at ``scale``, when given), and every other mechanism of
+    its input kind with the reason it is left out.
 
     A mechanism qualifies when its input kind is the task's, its output kind one of the
     task's and its privacy notion one the task ranks, unless its registration says why no
-    task ranks it (``unranked=``), the task excludes it (with a reason) or it is a reference
-    (the truth or a non-private yardstick). ``add`` names
+    task ranks it (``unranked=``), the task excludes it (with a reason), the scale block skips
+    it (``skip: {name: why it cannot run at that size}``) or it is a reference (the truth or
+    a non-private yardstick). ``add`` names
     mechanisms that must qualify (``--add``): one that does not is an error saying why.
     """
     from privpub.registry import get_mechanism, mechanisms
@@ -242,7 +246,7 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
     for name, info in sorted(mechanisms().items()):
         if info.input_kind != task.input_kind:
             continue
-        why = _why_not(task, name, info)
+        why = _why_not(task, name, info, scale)
         if why is None:
             ranked.append(name)
         else:
@@ -250,16 +254,16 @@ def qualifying(task: Task, add=()) -> tuple[list[str], dict[str, str]]:
     for name in add:
         info = get_mechanism(name)  # an unknown name fails naming the closest ones
         if name not in ranked:
-            why = left_out.get(name) or _why_not(task, name, info)[1]
+            why = left_out.get(name) or _why_not(task, name, info, scale)[1]
             raise ConfigError(f"--add {name}: it does not fit task {task.name!r}: {why}")
     return ranked, left_out
 
 
 #: The kinds of reason a task does not rank a mechanism, in the order they are told.
-_REASONS = ("input", "output", "notion", "unranked", "excluded", "reference", "needs")
+_REASONS = ("input", "output", "notion", "unranked", "excluded", "scale", "reference", "needs")
 
 
-def _why_not(task: Task, name: str, info) -> tuple[str, str] | None:
+def _why_not(task: Task, name: str, info, scale: str | None = None) -> tuple[str, str] | None:
     """Why ``task`` does not rank mechanism ``name`` (``info``: its registration), as
     ``(kind of reason, reason)``; None when it does. The kinds: :data:`_REASONS`
     (``unranked``: the registration's own reason not to rank it)."""
@@ -274,6 +278,9 @@ def _why_not(task: Task, name: str, info) -> tuple[str, str] | None:
         return "unranked", info.unranked
     if name in task.exclude:
         return "excluded", str(task.exclude[name])
+    skip = ((task.scales.get(scale) or {}).get("skip") or {}) if scale else {}
+    if name in skip:
+        return "scale", f"skipped at scale={scale}: {' '.join(str(skip[name]).split())}"
     if info.role == "reference":
         return "reference", "a reference (the truth or a non-private yardstick), not a " \
                             "release method"
@@ -383,7 +390,7 @@ def compile_task(task: Task, scale: str, add=()):
     from privpub.experiments.spec import resolve_experiment
     from privpub.registry import get_metric, mechanisms
 
-    ranked, _ = qualifying(task, add)
+    ranked, _ = qualifying(task, add, scale)
     scaled = task.scaled(scale)
     registry = mechanisms()
     specs = []
@@ -397,6 +404,7 @@ def compile_task(task: Task, scale: str, add=()):
             "datasets": scaled["datasets"], "grid": scaled["grid"],
             "repetitions": scaled["repetitions"], "metrics": metrics, "noise_free": False,
             "mechanisms": [_entry(task, n, scaled["mechanisms"]) for n in names],
+            "scales": {scale: {}},  # the task's block is applied above
         }
         specs.append(resolve_experiment(experiment, scale=scale))
     return specs
@@ -408,7 +416,7 @@ def board_of(task: Task, scale: str, add=()) -> dict:
     every ranked mechanism's paper, notion, caveat, rule and outside reference."""
     from privpub.registry import get_metric, mechanisms
 
-    ranked, left_out = qualifying(task, add)
+    ranked, left_out = qualifying(task, add, scale)
     registry = mechanisms()
     methods = {}
     for name in ranked:
@@ -526,8 +534,8 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     names, where each added mechanism fits (:func:`check_added`: ``echo`` says which tasks
     it joins) and every task's specs and data files are checked: a problem is one
     :class:`~privpub.errors.PrivpubError` naming each once. A trial that passes
-    ``trial_timeout`` seconds or ``trial_memory`` MB (None: :data:`TRIAL_TIMEOUT` of
-    ``scale`` and :data:`TRIAL_MEMORY`; ``math.inf``: no limit) is stored as failed and the
+    ``trial_timeout`` seconds or ``trial_memory`` MB (None: :data:`TRIAL_TIMEOUT` and
+    :data:`TRIAL_MEMORY` of ``scale``; ``math.inf``: no limit) is stored as failed and the
     others go on: a plug-in that never returns costs its trials, not the leaderboard.
 
     Returns ``{"index": index path, "csv": csv path, "tops": {task: ...}, "refuted":
@@ -545,10 +553,19 @@ def run_leaderboard(tasks=(), *, scale: str = "small", add=(), plugins=(),
     t0 = time.perf_counter()
     timeout, memory = trial_limits(trial_timeout, trial_memory,
                                    default_timeout=TRIAL_TIMEOUT[scale],
-                                   default_memory=TRIAL_MEMORY)
+                                   default_memory=TRIAL_MEMORY[scale])
     import_plugins(plugins)
     names = list(dict.fromkeys(tasks)) or task_names()
     loaded = _load_tasks(names, add)
+    if scale in OPT_IN_SCALES:  # only the tasks with a block for it run there
+        lacking = [t.name for t in loaded if scale not in t.scales]
+        if tasks and lacking:
+            raise ConfigError(f"task(s) {', '.join(lacking)} have no {scale} scale; tasks "
+                              f"that do: {', '.join(_tasks_at(scale)) or 'none'}")
+        for name in lacking:
+            echo(f"{name}: no {scale} scale (skipped)")
+        loaded = [t for t in loaded if t.name not in lacking]
+        names = [t.name for t in loaded]
     fits, lines = check_added(loaded, add)  # before any trial runs, as is everything below
     for line in lines:
         echo(line)
@@ -608,6 +625,11 @@ def _leave_out_failed(board: dict, failures: list[dict]) -> None:
         if name in board["methods"] and name not in ok:
             del board["methods"][name]
             board["left_out"][name] = f"no trial succeeded (first failure: {error})"
+
+
+def _tasks_at(scale: str) -> list[str]:
+    """The tasks with a ``scales.<scale>`` block."""
+    return [n for n in task_names() if scale in load_task(n).scales]
 
 
 def _load_tasks(names, add=()) -> list[Task]:
@@ -686,8 +708,9 @@ def add_leaderboard_parser(sub) -> None:
                     "on (default: " + ", ".join(f"{v:g} s at {k}" for k, v in
                                                 TRIAL_TIMEOUT.items()) + "; inf: none)")
     lb.add_argument("--trial-memory", type=limit_argument("MB"), metavar="MB",
-                    help="stop a trial whose worker holds more resident memory (default "
-                    f"{TRIAL_MEMORY:g} MB; inf: none)")
+                    help="stop a trial whose worker holds more resident memory (default: "
+                    + ", ".join(f"{v:g} MB at {k}" for k, v in TRIAL_MEMORY.items())
+                    + "; inf: none)")
     lb.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="a progress bar per experiment on stderr (default: when stderr is a "
                     "terminal)")

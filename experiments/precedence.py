@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from privpub.errors import ConfigError
-from privpub.results import SCALES
+from privpub.results import OPT_IN_SCALES, SCALES
 
 __all__ = [
     "EXPERIMENT_KEYS",
@@ -217,6 +217,9 @@ def layer_experiment(experiment: dict, *, scale: str, overrides: dict | None = N
         raise ConfigError(f"unknown scale {scale!r}; known scales: {', '.join(SCALES)}")
     if not isinstance(scales, dict) or set(scales) - set(SCALES):
         raise ConfigError(f"{where}: scales must map {', '.join(SCALES)} to defaults")
+    if scale in OPT_IN_SCALES and scale not in scales:
+        raise ConfigError(f"{where} has no {scale} scale (only experiments with a "
+                          f"scales.{scale} block run there)")
     own = [as_entry(m, "mechanism") for m in as_list(exp.get("mechanisms"))]
     overrides = overrides or {}
     block = dict(scales.get(scale) or {})

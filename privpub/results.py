@@ -24,6 +24,7 @@ __all__ = [
     "DIAGNOSTIC_PREFIX",
     "is_mechanism_row",
     "SCALES",
+    "OPT_IN_SCALES",
     "TRIAL_KEY",
     "VERDICTS",
     "EMPTY_POLICIES",
@@ -36,8 +37,13 @@ __all__ = [
 ]
 
 #: The scales an experiment runs at, smallest first: ``smoke`` (seconds, synthetic data, what
-#: the tests run), ``small`` (minutes) and ``paper`` (the paper's datasets and repetitions).
-SCALES = ("smoke", "small", "paper")
+#: the tests run), ``small`` (minutes), ``paper`` (the paper's datasets and repetitions) and
+#: ``large`` (graphs of today's size: ``livejournal_like``, ``orkut_like``).
+SCALES = ("smoke", "small", "paper", "large")
+
+#: Scales an experiment or task runs at only when it declares a ``scales.<scale>`` block
+#: (every experiment has the other three; the paper scale is the file itself).
+OPT_IN_SCALES = ("large",)
 
 #: A claim's verdicts, in the order they are counted and shown.
 VERDICTS = ("held", "not held", "not evaluated")

@@ -358,9 +358,9 @@ def test_leaderboard_limits_default_by_scale_and_are_checked():
     from privpub.experiments.executors import trial_limits
     from privpub.experiments.leaderboard import TRIAL_MEMORY, TRIAL_TIMEOUT
 
-    assert set(TRIAL_TIMEOUT) == {"smoke", "small", "paper"}
+    assert set(TRIAL_TIMEOUT) == set(TRIAL_MEMORY) == {"smoke", "small", "paper", "large"}
     assert trial_limits(None, None, default_timeout=TRIAL_TIMEOUT["smoke"],
-                        default_memory=TRIAL_MEMORY) == (300.0, TRIAL_MEMORY)
+                        default_memory=TRIAL_MEMORY["smoke"]) == (300.0, TRIAL_MEMORY["smoke"])
     assert trial_limits(float("inf"), 10, default_timeout=1, default_memory=1) == (None, 10.0)
     for bad in (0, -1, True, "1"):
         with pytest.raises(ConfigError, match="trial_timeout must be a positive number"):
@@ -518,3 +518,62 @@ def test_a_results_dir_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and err == [f"privpub leaderboard: results_dir {str(tmp_path / 'file')!r} "
                                  "is a file, not a directory; pass results_dir=<a writable "
                                  "directory>"]
+
+
+def test_the_large_scale_runs_only_the_tasks_with_a_block_and_skips_saying_why(
+        tmp_path, monkeypatch):
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "big.yaml").write_text(textwrap.dedent("""
+        name: big
+        input_kind: graph
+        output_kinds: [degree_histogram, degree_sequence]
+        notions: [node-DP]
+        metric: l1
+        datasets: [karate]
+        grid: {epsilon: [1]}
+        scales:
+          large:
+            datasets: [livejournal_like]
+            skip: {flowgraph: "cubic: 10 s at 1M edges, about 6 h at 35M"}
+    """))
+    (folder / "small_only.yaml").write_text(textwrap.dedent("""
+        name: small_only
+        input_kind: graph
+        output_kinds: [degree_histogram]
+        notions: [node-DP]
+        metric: l1
+        datasets: [karate]
+        grid: {epsilon: [1]}
+    """))
+    monkeypatch.setattr(leaderboard, "TASK_DIR", folder)
+    big = load_task("big")
+    ranked, left_out = qualifying(big, scale="large")
+    assert "flowgraph" not in ranked and "theta_cumulative_histogram" in ranked
+    assert left_out["flowgraph"] == (
+        "skipped at scale=large: cubic: 10 s at 1M edges, about 6 h at 35M")
+    assert "flowgraph" in qualifying(big, scale="paper")[0]
+    specs = compile_task(big, "large")
+    assert {c.dataset for s in specs for c in s.cells} == {"livejournal_like"}
+    assert not any(c.mechanism == "flowgraph" for s in specs for c in s.cells)
+    with pytest.raises(ConfigError, match="small_only have no large scale; tasks that do: big"):
+        leaderboard.run_leaderboard(["small_only"], scale="large", results_dir=tmp_path / "r")
+    (folder / "bad.yaml").write_text(textwrap.dedent("""
+        name: bad
+        input_kind: graph
+        output_kinds: [degree_histogram]
+        notions: [node-DP]
+        metric: l1
+        datasets: [karate]
+        grid: {epsilon: [1]}
+        scales: {large: {skip: [flowgraph]}}
+    """))
+    with pytest.raises(ConfigError, match="skip maps a mechanism to the reason"):
+        load_task("bad")
+
+
+def test_the_graph_tasks_run_at_large_on_the_shaped_graphs():
+    for name in ("node_dp_degree", "private_topk"):
+        task = load_task(name)
+        datasets = {c.dataset for s in compile_task(task, "large") for c in s.cells}
+        assert datasets == {"livejournal_like", "orkut_like"}, name

@@ -97,6 +97,14 @@ def test_unknown_scale_and_fixed_param_nobody_takes():
         resolve_experiment(toy_experiment(), scale="paper", mechanism={"name": None, "theta": 5})
 
 
+def test_the_large_scale_is_opt_in():
+    with pytest.raises(ConfigError, match="has no large scale"):
+        resolve_experiment(toy_experiment(), scale="large")
+    exp = toy_experiment()
+    exp["scales"] = {"large": {"repetitions": 1}}
+    assert resolve_experiment(exp, scale="large").repetitions == 1
+
+
 def test_command_line_dataset_names_the_same_cells_and_keeps_the_entry_grid():
     exp = toy_experiment(datasets=["sbm_small", {"name": "sbm_epasto", "grid": {"epsilon": [9]}}])
     base = resolve_experiment(exp, scale="paper")

@@ -41,7 +41,8 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-from numba import njit
+import numba
+from numba import njit, prange
 
 from privpub.errors import PrivpubError
 from privpub.types import Graph, Ranking
@@ -65,7 +66,9 @@ DEGREE_BOUNDS = ("max_degree", "n_minus_1")
 
 # --------------------------------------------------------------------------- EBC
 @njit(cache=True, nogil=True)
-def _ebc_kernel(indptr, indices, out):  # pragma: no cover - compiled
+def _ebc_kernel(indptr, indices, out, first, step):  # pragma: no cover - compiled
+    """EBC of the nodes ``first, first + step, ...`` (each node's value is computed alone,
+    so any split of the nodes gives the same numbers)."""
     n = indptr.size - 1
     max_deg = 0
     for c in range(n):
@@ -78,7 +81,7 @@ def _ebc_kernel(indptr, indices, out):  # pragma: no cover - compiled
     adj_mark = np.full(max_deg + 1, -1, np.int64)
     lptr = np.zeros(max_deg + 1, np.int64)
     buf = np.empty(16, np.int64)  # neighbours inside N_c of each neighbour (local ids)
-    for c in range(n):
+    for c in range(first, n, step):
         start = indptr[c]
         d = indptr[c + 1] - start
         if d < 2:
@@ -154,6 +157,14 @@ def _ebc_kernel(indptr, indices, out):  # pragma: no cover - compiled
             adj_mark[i] = -1
 
 
+@njit(cache=True, parallel=True)
+def _ebc_parallel(indptr, indices, out, n_parts):  # pragma: no cover - compiled
+    """:func:`_ebc_kernel` on ``n_parts`` interleaved parts of the nodes, in parallel
+    (interleaved, so the hubs of a graph whose ids follow degree are spread out)."""
+    for part in prange(n_parts):
+        _ebc_kernel(indptr, indices, out, part, n_parts)
+
+
 def _csr(graph: Graph):
     if not isinstance(graph, Graph):
         raise PrivpubError(f"expected a privpub Graph, got {type(graph).__name__}")
@@ -161,7 +172,7 @@ def _csr(graph: Graph):
     if not adj.has_sorted_indices:
         adj = adj.copy()
         adj.sort_indices()
-    return adj.indptr.astype(np.int64), adj.indices.astype(np.int64)
+    return adj.indptr, adj.indices  # int32 or int64: the kernels take either
 
 
 def egocentric_betweenness(graph: Graph) -> np.ndarray:
@@ -180,7 +191,7 @@ def egocentric_betweenness(graph: Graph) -> np.ndarray:
     indptr, indices = _csr(graph)
     out = np.zeros(graph.n_nodes, dtype=np.float64)
     if graph.n_nodes:
-        _ebc_kernel(indptr, indices, out)
+        _ebc_parallel(indptr, indices, out, numba.get_num_threads())
     return out
 
 

@@ -26,6 +26,7 @@ Modules
 
 # Importing the catalogue modules (graphs, tables, binary, synthetic) registers their datasets.
 from privpub.data import samples as _samples  # noqa: E402,F401  (registers <graph>_bfs)
+from privpub.data import shaped as _shaped  # noqa: E402,F401  (registers *_like)
 from privpub.data.binary import one_hot
 from privpub.data.files import ENV_VAR, FileSpec, resolve_data_dir
 from privpub.data.graphs import graph_from_edge_list, largest_connected_component
