@@ -366,13 +366,13 @@ def csr_from_chunks(chunks: EdgeChunks) -> sp.csr_array:
 
 
 # --------------------------------------------------------------------------- memory
-#: Peak bytes per edge-list line of a load (measured by benchmarks/bench_edge_list_load.py):
-#: the int32 pairs (8), the CSR indices (8) and their trimmed copy (up to 8), the boolean
-#: data (2) and the per-node arrays of a graph of average degree >= 2 (about 6).
-BYTES_PER_LINE = 32
-#: ... and with ``lcc=True`` the component's copy of the adjacency (about 10 more).
-BYTES_PER_LINE_LCC = 42
-#: Fixed part: the parse buffers and numba's compiled code.
+#: Peak bytes per edge-list line of a load: measured 16 (benchmarks/bench_edge_list_load.py,
+#: 34M lines: the int32 pairs 8, the CSR indices 8, the boolean data 2, the per-node
+#: arrays), with room for the trimmed copy of the indices when the file repeats edges.
+BYTES_PER_LINE = 24
+#: ... with ``lcc=True``: measured 57 (scipy's induced subgraph copies the adjacency twice).
+BYTES_PER_LINE_LCC = 72
+#: Fixed part: the interpreter with privpub's imports (measured 0.3 GiB), parse buffers.
 FIXED_BYTES = 400 * 2**20
 
 

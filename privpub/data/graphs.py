@@ -238,7 +238,7 @@ register_dataset(DatasetSpec(
     description="Your own edge list: the file named by the option path (SNAP's format: "
                 "'#' comments, one 'u v' pair per line separated by tabs/spaces or commas, "
                 "optionally a header line, extra columns ignored; plain or gzip), loaded "
-                "like the SNAP files above. load_dataset('/path/edges.txt.gz') and "
+                "like the registered SNAP files. load_dataset('/path/edges.txt.gz') and "
                 "python run.py dataset=/path/edges.txt.gz name it directly; its sha256 keys "
                 "its results.",
     licence="The user's own data.",
