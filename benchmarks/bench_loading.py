@@ -66,6 +66,7 @@ def main(argv=None) -> None:
         n
         for n in dataset_names()
         if get_dataset_spec(n).kind == Kind.GRAPH and not get_dataset_spec(n).synthetic
+        and not get_dataset_spec(n).user_file
     ]
     present = [
         n for n in names if all((root / f.path).is_file() for f in get_dataset_spec(n).files)

@@ -38,10 +38,11 @@ def run(argv: list[str], *, prog: str = "run.py") -> int:
 
     from privpub.errors import PrivpubError
     from privpub.experiments.cli import check_renamed
-    from privpub.experiments.hydra_support import register_configs, sweep_dir
+    from privpub.experiments.hydra_support import file_datasets, register_configs, sweep_dir
 
     try:
         check_renamed(argv)
+        argv = file_datasets(argv)  # dataset=/path/edges.txt.gz: the edge_list dataset
         _check_results_dirs(argv)
         register_configs(argv)  # mechanism=<name>, dataset=<a plug-in's>: no YAML needed
     except PrivpubError as exc:

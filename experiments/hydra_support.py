@@ -35,7 +35,8 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 __all__ = ["PrivpubCallback", "sweep_dir", "sweep_bar", "sweep_jobs", "check_sweep",
-           "preflight", "collect_outcomes", "union_specs", "register_configs", "mechanism_node"]
+           "preflight", "collect_outcomes", "union_specs", "register_configs", "mechanism_node",
+           "file_datasets"]
 
 _CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -85,6 +86,55 @@ def mechanism_node(name: str, parameters) -> dict:
     keyword parameter set to null (the experiment's grid, else the function's default), so
     that ``mechanism.<param>=v`` sets any of them."""
     return {"name": name, **dict.fromkeys(parameters)}
+
+
+def _quoted(value: str) -> str:
+    """``value`` as a Hydra override value (quoted unless it is a plain path)."""
+    import re
+
+    if re.fullmatch(r"[\w./+@%-]+", value):
+        return value
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def file_datasets(argv: list[str]) -> list[str]:
+    """``argv`` with ``dataset=<edge-list file>`` as ``dataset=edge_list
+    dataset.path=<absolute path>`` (Hydra reads ``dataset=`` as a config group): the value is
+    a file if :func:`privpub.data.registry.is_file_name` says so (an existing file, a path,
+    a name ending ``.txt``, ``.tsv``, ``.csv``, ``.edges``, ``.el``, optionally ``.gz``).
+    A sweep ``dataset=a.txt,b.txt.gz`` sweeps ``dataset.path``. Raises
+    :class:`~privpub.errors.ConfigError` for a sweep mixing files and dataset names."""
+    import os
+
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import ChoiceSweep
+
+    from privpub.data.registry import is_file_name
+    from privpub.errors import ConfigError
+
+    out = []
+    for arg in argv:
+        if arg.split("=", 1)[0] != "dataset" or "=" not in arg:
+            out.append(arg)
+            continue
+        try:
+            override = OverridesParser.create().parse_overrides([arg])[0]
+            value = override.value()
+        except Exception:  # Hydra reports a malformed override itself, in its own words
+            out.append(arg)
+            continue
+        values = list(value.list) if isinstance(value, ChoiceSweep) else [value]
+        files = [isinstance(v, str) and is_file_name(v) for v in values]
+        if not any(files):
+            out.append(arg)
+            continue
+        if not all(files):
+            raise ConfigError(f"{arg}: a sweep over dataset= mixes files and dataset names; "
+                              "sweep the files (dataset=a.txt,b.txt) and the datasets in "
+                              "separate runs")
+        paths = [_quoted(os.path.abspath(os.path.expanduser(v))) for v in values]
+        out += ["dataset=edge_list", "dataset.path=" + ",".join(paths)]
+    return out
 
 
 def register_configs(argv: list[str]) -> None:

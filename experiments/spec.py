@@ -14,6 +14,7 @@ import itertools
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 from privpub.errors import ConfigError, PrivpubError
 from privpub.experiments.precedence import (
@@ -517,8 +518,9 @@ def _entry_cells(entry: dict, datasets: list[dict], sweep: _Sweep, labels: dict,
     for ds in datasets:
         spec = get_dataset_spec(ds["name"])
         options = _dataset_options(info, ds, spec)
-        if ds.get("label"):  # presentation: "UNC28 (stand-in for Russia)"
-            labels[f"{spec.name}|{canonical_json(options)}"] = str(ds["label"])
+        if ds.get("label") or spec.user_file:  # presentation: "UNC28 (stand-in for Russia)"
+            labels[f"{spec.name}|{canonical_json(options)}"] = str(
+                ds.get("label") or Path(options["path"]).name)
         ds_grid = dict(grid)
         for key, values in (ds.get("grid") or {}).items():
             # an added mechanism follows a dataset's grid only where it sweeps the key: the
@@ -595,6 +597,9 @@ def _dataset_options(info, ds: dict, spec) -> dict:
             f"dataset {spec.name!r} has no option {', '.join(sorted(unknown))}; "
             f"its options: {', '.join(spec.options) or '(none)'}"
         )
+    from privpub.data.registry import identify_options
+
+    options = identify_options(spec, options)  # a user's file: its path and sha256
     return {k: v for k, v in options.items() if canonical(v) != canonical(spec.defaults[k])}
 
 

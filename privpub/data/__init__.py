@@ -18,6 +18,7 @@ Modules
 - :mod:`privpub.data.registry`  :class:`DatasetSpec`, :func:`load_dataset`
 - :mod:`privpub.data.files`     data directory, file specs, hashing, downloads
 - :mod:`privpub.data.readers`   edge list / MatrixMarket / Graphs.jl LG / MATLAB readers
+- :mod:`privpub.data.edge_stream` large edge lists, streamed; the memory check
 - :mod:`privpub.data.graphs`    real graphs (SNAP, Facebook100, CAIDA, MUSAE, SuiteSparse, PGB)
 - :mod:`privpub.data.tables`    real tables (UCI Adult, NLTCS, ACS, Google Play)
 - :mod:`privpub.data.binary`    binary-matrix views for epasto2022

@@ -37,6 +37,7 @@ __all__ = [
     "HashMismatch",
     "ensure_file",
     "clear_hash_cache",
+    "user_file_sha256",
 ]
 
 #: Environment variable naming the data directory.
@@ -125,6 +126,7 @@ def clear_hash_cache() -> None:
     """Forget which files were verified (the next load re-hashes them)."""
     with _LOCK:
         _VERIFIED.clear()
+        _USER_FILES.clear()
 
 
 def sha256_of(path: str | os.PathLike, *, uncompress: bool = False) -> str:
@@ -132,6 +134,41 @@ def sha256_of(path: str | os.PathLike, *, uncompress: bool = False) -> str:
     opener = gzip.open if uncompress else open
     with opener(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+_USER_FILES: dict[tuple[str, int, int], str] = {}
+
+
+def user_file_sha256(path: str | os.PathLike, *, expected: str | None = None) -> str:
+    """SHA-256 of a user's data file, computed once per process per file version (path,
+    modification time, size).
+
+    Raises
+    ------
+    DataError
+        If the file does not exist, or its sha256 is not ``expected`` (when given): the file
+        changed since the experiment naming it was resolved.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"data file {path} does not exist" if not path.exists()
+                        else f"data file {path} is not a regular file")
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    with _LOCK:
+        digest = _USER_FILES.get(key)
+    if digest is None:
+        try:
+            digest = sha256_of(path)
+        except OSError as exc:
+            raise DataError(f"cannot read data file {path}: {exc}") from None
+        with _LOCK:
+            _USER_FILES[key] = digest
+    if expected and digest != expected:
+        raise DataError(f"data file {path} changed since this experiment was set up: its "
+                        f"sha256 is {digest}, the experiment's cells name {expected}; rerun "
+                        "the command to key its results by the new content")
+    return digest
 
 
 @dataclass(frozen=True)

@@ -118,11 +118,63 @@ def _load_edge_list(paths, *, lcc: bool = False, loop_nodes: bool = False,
                     sep: str = WHITESPACE, n_columns: int = 2):
     """An edge list's graph; ``loop_nodes`` keeps the ids that occur only on self-loop
     lines, as isolated nodes (PGB's loader, ``utils.get_mat``, does)."""
+    from privpub.data.edge_stream import graph_from_edge_file
+
+    return graph_from_edge_file(paths[0], sep=sep, n_columns=n_columns,
+                                loop_nodes=_check_bool(loop_nodes, "loop_nodes"),
+                                lcc=_check_bool(lcc, "lcc"))
+
+
+def _load_edge_list_in_memory(paths, *, lcc: bool = False, loop_nodes: bool = False,
+                              sep: str = WHITESPACE, n_columns: int = 2):
+    """:func:`_load_edge_list` through one int64 array and :meth:`Graph.from_edges` (the
+    reference the streamed path is tested against)."""
     edges = read_edge_list(paths[0], sep=sep, n_columns=n_columns)[:, :2]
     if _check_bool(loop_nodes, "loop_nodes"):
         edges, n_nodes = _relabel(edges)
         return _finish(graph_from_edge_list(edges, relabel=False, n_nodes=n_nodes), lcc)
     return _finish(graph_from_edge_list(edges), lcc)
+
+
+def _sniff_edge_list(path) -> tuple[str, int]:
+    """(separator, number of columns) of an edge list, from its first data line: commas if
+    it has one, else tabs/spaces; a header line of names is passed over."""
+    from privpub.data.readers import _is_int, _lines, _split
+
+    for line in _lines(path):
+        text = line.split("#", 1)[0]
+        if not text.strip():
+            continue
+        sep = "," if "," in text else WHITESPACE
+        fields = _split(text, sep, "#")
+        if any(_is_int(x) for x in fields):
+            return sep, max(len(fields), 2)
+    return WHITESPACE, 2
+
+
+def _load_user_edge_list(*, path=None, sha256=None, lcc: bool = False, loop_nodes: bool = False,
+                         sep: str | None = None, n_columns: int | None = None):
+    """The user's own edge list (dataset ``edge_list``): like a registered SNAP file, with
+    the separator and the number of columns read from its first data line unless given."""
+    import dataclasses
+    from pathlib import Path
+
+    from privpub.data.edge_stream import graph_from_edge_file
+    from privpub.data.files import user_file_sha256
+
+    if not path:
+        raise DataError("dataset 'edge_list' needs the path of the file: "
+                        "load_dataset('/path/to/edges.txt.gz') or dataset.path=...")
+    path = Path(str(path)).expanduser()
+    user_file_sha256(path, expected=sha256)  # exists, and is the file the cells name
+    lcc, loop_nodes = _check_bool(lcc, "lcc"), _check_bool(loop_nodes, "loop_nodes")
+    found_sep, found_columns = _sniff_edge_list(path)
+    if n_columns is not None and (isinstance(n_columns, bool) or not isinstance(n_columns, int)
+                                  or n_columns < 2):
+        raise PrivpubError(f"option n_columns must be an integer >= 2, got {n_columns!r}")
+    graph = graph_from_edge_file(path, sep=sep or found_sep, n_columns=n_columns or found_columns,
+                                 loop_nodes=loop_nodes, lcc=lcc)
+    return dataclasses.replace(graph, name=path.name)
 
 
 def _load_lg(paths, *, lcc: bool = False):
@@ -179,6 +231,21 @@ def _graph(name, description, files, loader, *, expected, papers=(), licence=_SN
         licence=licence, expected=expected, defaults=defaults, papers=tuple(papers),
         loader=loader,
     ))
+
+
+register_dataset(DatasetSpec(
+    name="edge_list", kind=Kind.GRAPH, user_file=True,
+    description="Your own edge list: the file named by the option path (SNAP's format: "
+                "'#' comments, one 'u v' pair per line separated by tabs/spaces or commas, "
+                "optionally a header line, extra columns ignored; plain or gzip), loaded "
+                "like the registered SNAP files. load_dataset('/path/edges.txt.gz') and "
+                "python run.py dataset=/path/edges.txt.gz name it directly; its sha256 keys "
+                "its results.",
+    licence="The user's own data.",
+    defaults={"path": None, "sha256": None, "lcc": False, "loop_nodes": False, "sep": None,
+              "n_columns": None},
+    loader=_load_user_edge_list,
+))
 
 
 def _counts(n, m, lcc_n=None, lcc_m=None):

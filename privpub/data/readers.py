@@ -73,21 +73,30 @@ def _first_bad_line(
     for number, line in enumerate(_lines(path), start=1):
         if number <= skip:
             continue
-        fields = _split(line, sep, comment)
-        if not fields:
-            continue
-        if len(fields) != n_columns:
-            return number, line, f"expected {n_columns} fields, found {len(fields)}"
-        try:
-            values = [int(x) for x in fields]
-        except ValueError:
-            return number, line, "a field is not an integer"
-        if any(abs(v) >= 2**63 for v in values):
-            return number, line, "an integer is too large"
-        ids = values[:id_columns]
-        if min(ids) < id_min or (id_max is not None and max(ids) > id_max):
-            upper = "" if id_max is None else f"..{id_max}"
-            return number, line, f"a node id is outside {id_min}{upper}"
+        problem = _line_problem(_split(line, sep, comment), n_columns=n_columns,
+                                id_columns=id_columns, id_min=id_min, id_max=id_max)
+        if problem:
+            return number, line, problem
+    return None
+
+
+def _line_problem(fields: list[str], *, n_columns: int, id_columns: int, id_min: int,
+                  id_max: int | None) -> str | None:
+    """What is wrong with one line's fields (None: nothing, or a blank/comment line)."""
+    if not fields:
+        return None
+    if len(fields) != n_columns:
+        return f"expected {n_columns} fields, found {len(fields)}"
+    try:
+        values = [int(x) for x in fields]
+    except ValueError:
+        return "a field is not an integer"
+    if any(abs(v) >= 2**63 for v in values):
+        return "an integer is too large"
+    ids = values[:id_columns]
+    if min(ids) < id_min or (id_max is not None and max(ids) > id_max):
+        upper = "" if id_max is None else f"..{id_max}"
+        return f"a node id is outside {id_min}{upper}"
     return None
 
 
@@ -169,15 +178,19 @@ def read_edge_list(
         Naming the file and its first bad line (wrong field count, non-integer field,
         negative id).
     """
-    skip = 0
+    skip = _header_lines(path, sep, comment)
+    return _read_int_table(path, skip=skip, sep=sep, comment=comment, n_columns=n_columns)
+
+
+def _header_lines(path, sep: str, comment: str | None) -> int:
+    """The line number of a header of column names (the first line that is neither blank
+    nor a comment, when none of its fields is an integer), else 0."""
     for number, line in enumerate(_lines(path), start=1):
         fields = _split(line, sep, comment)
         if not fields:
             continue
-        if not any(_is_int(x) for x in fields):  # a header of column names
-            skip = number
-        break
-    return _read_int_table(path, skip=skip, sep=sep, comment=comment, n_columns=n_columns)
+        return number if not any(_is_int(x) for x in fields) else 0
+    return 0
 
 
 def read_lg(path: str | os.PathLike) -> tuple[int, bool, np.ndarray]:

@@ -34,7 +34,13 @@ __all__ = [
     "FileStatus",
     "file_status",
     "check_dataset_files",
+    "EDGE_LIST_SUFFIXES",
+    "is_file_name",
+    "identify_options",
 ]
+
+#: Names that load as the user's edge-list file (dataset ``edge_list``) in load_dataset.
+EDGE_LIST_SUFFIXES = (".txt", ".tsv", ".csv", ".edges", ".el")
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,11 @@ class DatasetSpec:
         Keys of the papers that use the dataset (``day2016``, ``epasto2022``, ...).
     loader : callable
         ``loader(paths, **options)`` for real data, ``loader(rng=..., **options)`` for
-        synthetic data.
+        synthetic data, ``loader(**options)`` for a user's file.
+    user_file : bool
+        Reads the user's file named by its ``path`` option (no registered files, no
+        sha256 to check); :func:`identify_options` adds the file's sha256 to the options
+        that identify its results.
     """
 
     name: str
@@ -78,13 +88,18 @@ class DatasetSpec:
     defaults: dict[str, Any] = field(default_factory=dict)
     papers: tuple[str, ...] = ()
     loader: Callable | None = field(default=None, repr=False, compare=False)
+    user_file: bool = False
 
     def __post_init__(self):
         if self.kind not in (Kind.GRAPH, Kind.TABLE, Kind.BINARY_MATRIX):
             raise PrivpubError(f"dataset {self.name!r}: unsupported kind {self.kind!r}")
         if not self.name.isidentifier() or self.name != self.name.lower():
             raise PrivpubError(f"dataset name {self.name!r} must be lowercase_with_underscores")
-        if self.synthetic == bool(self.files):
+        if self.user_file:
+            if self.synthetic or self.files or not {"path", "sha256"} <= set(self.defaults):
+                raise PrivpubError(f"dataset {self.name!r}: a user-file dataset has no "
+                                   "registered files and options path and sha256")
+        elif self.synthetic == bool(self.files):
             raise PrivpubError(f"dataset {self.name!r}: synthetic datasets have no files, "
                                "real ones need at least one")
         if self.loader is None:
@@ -432,7 +447,9 @@ def load_dataset(
     Parameters
     ----------
     name : str
-        Registry name; see :func:`dataset_names`.
+        Registry name; see :func:`dataset_names`. A path to an edge-list file (or a name
+        ending ``.txt``, ``.tsv``, ``.csv``, ``.edges``, ``.el``, optionally ``.gz``) loads
+        that file as dataset ``edge_list`` (``path=name``).
     data_dir : str or path-like, optional
         Data directory for real datasets; default ``$PRIVPUB_DATA_DIR``, else the user
         cache (:func:`privpub.data.resolve_data_dir`).
@@ -469,13 +486,60 @@ def load_dataset(
     >>> m.shape
     (64, 128)
     """
+    if is_file_name(name):
+        name, options = "edge_list", {**options, "path": name}
     spec = get_dataset_spec(name)
     opts = _options(spec, options)
     if spec.synthetic:
         out = spec.loader(rng=check_rng(rng), **opts)
+    elif spec.user_file:
+        out = spec.loader(**opts)
     else:
         paths = dataset_files(name, data_dir=data_dir, allow_download=allow_download)
         out = spec.loader(paths, **opts)
-    if isinstance(out, Graph) and out.name != spec.name:
+    if isinstance(out, Graph) and out.name != spec.name and not spec.user_file:
         out = dataclasses.replace(out, name=spec.name)
     return out
+
+
+def is_file_name(name) -> bool:
+    """Whether ``name`` names a file rather than a registered dataset: a path to an
+    existing file, or a name with a path separator or an edge-list suffix
+    (:data:`EDGE_LIST_SUFFIXES`, optionally ``.gz``); registered names are identifiers."""
+    if not isinstance(name, (str, os.PathLike)):
+        return False
+    text = os.fspath(name)
+    if not text or text.isidentifier():
+        return False
+    bare = text[:-3] if text.endswith(".gz") else text
+    return ("/" in text or os.sep in text or bare.lower().endswith(EDGE_LIST_SUFFIXES)
+            or Path(text).expanduser().is_file())
+
+
+def identify_options(spec: DatasetSpec, options: dict[str, Any]) -> dict[str, Any]:
+    """The options that identify ``spec``'s data in a result store: for a user file, its
+    absolute path and its content's sha256 (so results of a changed file are never mixed
+    with those of the old one); other datasets' options as they are. A user file is also
+    checked to fit in memory (:func:`privpub.data.edge_stream.check_memory`), so that a run
+    stops before its first trial.
+
+    Raises
+    ------
+    DataError
+        The file does not exist, its sha256 differs from a given ``sha256`` option, or its
+        load would not fit in the available memory.
+    """
+    if not spec.user_file:
+        return options
+    from privpub.data.files import user_file_sha256
+
+    path = options.get("path")
+    if not path:
+        raise DataError(f"dataset {spec.name!r} needs the path of the file: "
+                        f"dataset.path=/path/to/file (or dataset=/path/to/file)")
+    from privpub.data.edge_stream import check_memory
+
+    resolved = Path(os.fspath(path)).expanduser().resolve()
+    digest = user_file_sha256(resolved, expected=options.get("sha256"))
+    check_memory(resolved, lcc=bool(options.get("lcc")))
+    return {**options, "path": str(resolved), "sha256": digest}

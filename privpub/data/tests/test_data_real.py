@@ -26,7 +26,8 @@ _SKIP = (
 needs_data = pytest.mark.skipif(_SKIP is not None, reason=f"real data unavailable: {_SKIP}")
 
 _SLOW = {"dblp", "twitter", "web_notredame", "dblp_binary", "notredame_binary"}
-_REAL = [n for n in dataset_names() if not get_dataset_spec(n).synthetic]
+_REAL = [n for n in dataset_names()
+         if not (get_dataset_spec(n).synthetic or get_dataset_spec(n).user_file)]
 
 
 def _param(name):
