@@ -518,7 +518,7 @@ def _all_theta_kernel(u, v, n, theta_max):
     base[0] = n_start[1] - n_start[0]  # isolated nodes
     low = np.zeros(n, np.int32)  # low edges of each node
     n_low_edges = 0
-    # edges that are not low at t, in processing order (compacted for t + 1 while walking)
+    # edges that are not low at t, in processing order (compacted now and then)
     au = np.empty(m, u.dtype)
     av = np.empty(m, v.dtype)
     ak = np.empty(m, np.uint16)
@@ -536,6 +536,7 @@ def _all_theta_kernel(u, v, n, theta_max):
             un[n_un] = x
             n_un += 1
     deg = np.zeros(n, _DEGREE)
+    c = 1  # the list holds the edges of key > c
     for t in range(1, theta_max + 1):
         for j in range(e_start[t], e_start[t + 1]):
             e = e_by_key[j]
@@ -547,20 +548,36 @@ def _all_theta_kernel(u, v, n, theta_max):
         # a node of original degree <= t never blocks an edge: its current degree is below t
         # until its own last edge, and deg[] counts only the walked edges
         k = n_low_edges
-        w = 0
-        for i in range(n_active):
-            a = au[i]
-            b = av[i]
-            if deg[a] < t and deg[b] < t:
-                deg[a] += 1
-                deg[b] += 1
-                k += 1
-            if ak[i] > t + 1:
-                au[w] = a
-                av[w] = b
-                ak[w] = ak[i]
-                w += 1
-        n_active = w
+        # the list holds the edges of key > c; those of key <= t + 1 are stale after this
+        # pass: they are dropped while walking once they are over an eighth of the list
+        # (rewriting the list every pass costs more than skipping a few stale edges)
+        if 8 * (e_start[t + 2] - e_start[c + 1]) > n_active:
+            w = 0
+            for i in range(n_active):
+                kk = ak[i]
+                if kk > t:
+                    a = au[i]
+                    b = av[i]
+                    if deg[a] < t and deg[b] < t:
+                        deg[a] += 1
+                        deg[b] += 1
+                        k += 1
+                    if kk > t + 1:
+                        au[w] = a
+                        av[w] = b
+                        ak[w] = kk
+                        w += 1
+            n_active = w
+            c = t + 1
+        else:
+            for i in range(n_active):
+                if ak[i] > t:
+                    a = au[i]
+                    b = av[i]
+                    if deg[a] < t and deg[b] < t:
+                        deg[a] += 1
+                        deg[b] += 1
+                        k += 1
         kept[t - 1] = k
         row = hist[t - 1]
         row[:] = base
