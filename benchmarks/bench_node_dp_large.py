@@ -13,7 +13,13 @@ The graph: ``--graph-dir`` holding ``indptr.npy`` and ``indices.npy`` (a symmetr
 sorted indices and an empty diagonal, as ``Graph.adjacency``), or a Chung-Lu graph drawn
 with ``--n``, ``--exponent``, ``--average-degree`` and ``--seed`` (saved to ``--save-dir``
 if given, else to a temporary directory). LiveJournal has about 4.0M nodes and 34.7M
-edges: ``--n 4000000 --exponent 2.3 --average-degree 17.3`` (about 30 s and 3 GB to draw).
+edges and maximum degree about 15k: ``--n 4000000 --exponent 2.3 --average-degree 17.3
+--max-degree 15000`` (Chung-Lu weights capped at 15k; without the cap the largest degree is
+about 370k) takes about 30 s and 3 GB to draw.
+
+A mechanism that exceeds ``--timeout`` is timed again on graphs drawn the same way with the
+node counts ``--scaling`` (e.g. ``--scaling 50000 100000 200000``), and its CPU time is
+extrapolated to the graph's edge count by the power law through the two largest.
 
     python benchmarks/bench_node_dp_large.py --graph-dir DIR [--timeout 600]
     python benchmarks/bench_node_dp_large.py --n 4000000 --save-dir DIR
@@ -56,10 +62,19 @@ def child_generate(args) -> dict:
     import numpy as np
 
     from privpub.data import load_dataset
+    from privpub.data.synthetic import expected_degree_edges
+    from privpub.types import Graph
 
     t0 = time.perf_counter()
-    g = load_dataset("chung_lu", rng=args.seed, n=args.n, exponent=args.exponent,
-                     average_degree=args.average_degree)
+    if args.max_degree is None:
+        g = load_dataset("chung_lu", rng=args.seed, n=args.n, exponent=args.exponent,
+                         average_degree=args.average_degree)
+    else:  # chung_lu's weights capped at max_degree, rescaled to keep the average degree
+        w = np.arange(1, args.n + 1, dtype=float) ** (-1.0 / (args.exponent - 1.0))
+        for _ in range(50):
+            w = np.minimum(w * args.average_degree * args.n / w.sum(), args.max_degree)
+        edges = expected_degree_edges(w, rng=np.random.default_rng(args.seed))
+        g = Graph.from_edges(edges, args.n)
     out = Path(args.graph_dir)
     out.mkdir(parents=True, exist_ok=True)
     np.save(out / "indptr.npy", g.adjacency.indptr)
@@ -154,6 +169,10 @@ def main():
     parser.add_argument("--n", type=int, default=4_000_000)
     parser.add_argument("--exponent", type=float, default=2.3)
     parser.add_argument("--average-degree", type=float, default=17.3)
+    parser.add_argument("--max-degree", type=float, default=None,
+                        help="cap on the Chung-Lu expected degrees (LiveJournal: 15000)")
+    parser.add_argument("--scaling", type=int, nargs="*", default=[],
+                        help="node counts to extrapolate a timed-out mechanism from")
     parser.add_argument("--seed", type=int, default=0, help="graph and release seed")
     parser.add_argument("--save-dir", help="where a drawn Chung-Lu graph is kept")
     parser.add_argument("--mechanisms", nargs="*", help="default: every one the task ranks")
@@ -174,12 +193,7 @@ def main():
         args.graph_dir = args.save_dir or keep.name
         print(f"drawing chung_lu(n={args.n}, exponent={args.exponent}, "
               f"average_degree={args.average_degree}, rng={args.seed}) into {args.graph_dir}")
-        done, peak, error = run_child(
-            ["--child", "generate", "--graph-dir", args.graph_dir, "--n", str(args.n),
-             "--exponent", str(args.exponent), "--average-degree", str(args.average_degree),
-             *common], timeout=3600)
-        if done is None:
-            sys.exit(f"drawing the graph failed: {error}")
+        done, peak = draw(args, args.n, args.graph_dir)
         print(f"  {done['seconds']:.0f} s, peak {peak:.0f} MB")
     common += ["--graph-dir", args.graph_dir]
 
@@ -205,19 +219,72 @@ def main():
           f"{BOUND_MB / 1024:.0f} GB\n")
     print("| mechanism | load s | wall s | CPU s | peak MB | within bound | info |")
     print("|---|---:|---:|---:|---:|---|---|")
+    timed_out = []
     for name in names:
         r, peak, error = run_child(["--child", name, "--truncation-theta",
                                     str(args.truncation_theta), *common],
                                    timeout=args.timeout)
         if r is None:
-            print(f"| {name} | | | | {peak:.0f} | no: {error} | |", flush=True)
+            print(f"| {name} | | | | {peak:.0f} | no: {error[:200]} | |", flush=True)
+            if error.startswith("timeout"):
+                timed_out.append(name)
             continue
         ok = r["wall"] <= BOUND_SECONDS and peak <= BOUND_MB
         info = ", ".join(f"{k}={v}" for k, v in r["info"].items())
         print(f"| {name} | {r['load']:.1f} | {r['wall']:.1f} | {r['cpu']:.1f} | {peak:.0f} | "
               f"{'yes' if ok else 'no'} | {info} |", flush=True)
+    if timed_out and args.scaling:
+        extrapolate(args, timed_out, m)
     if keep is not None:
         keep.cleanup()
+
+
+def draw(args, n: int, graph_dir: str) -> tuple[dict, float]:
+    """Draw the Chung-Lu graph of ``args`` with ``n`` nodes into ``graph_dir`` (a child)."""
+    argv = ["--child", "generate", "--graph-dir", graph_dir, "--n", str(n), "--exponent",
+            str(args.exponent), "--average-degree", str(args.average_degree), "--seed",
+            str(args.seed)]
+    if args.max_degree is not None:
+        argv += ["--max-degree", str(args.max_degree)]
+    done, peak, error = run_child(argv, timeout=3600)
+    if done is None:
+        sys.exit(f"drawing the graph failed: {error}")
+    return done, peak
+
+
+def extrapolate(args, names: list[str], m_target: int) -> None:
+    """Time ``names`` on smaller graphs (``--scaling``) and extrapolate to ``m_target``
+    edges by the power law through the two largest."""
+    import math
+
+    import numpy as np
+
+    print(f"\nTimed out: measured on smaller graphs, CPU extrapolated to {m_target:,} edges\n")
+    print("| mechanism | nodes | edges | wall s | CPU s | peak MB |")
+    print("|---|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        sizes = []
+        for n in sorted(args.scaling):
+            graph_dir = str(Path(tmp) / f"n{n}")
+            draw(args, n, graph_dir)
+            m = int(np.load(Path(graph_dir) / "indices.npy", mmap_mode="r").size // 2)
+            sizes.append((n, m, graph_dir))
+        for name in names:
+            points = []
+            for n, m, graph_dir in sizes:
+                r, peak, error = run_child(["--child", name, "--graph-dir", graph_dir,
+                                            "--seed", str(args.seed)], timeout=args.timeout)
+                if r is None:
+                    print(f"| {name} | {n:,} | {m:,} | {error} | | {peak:.0f} |")
+                    break
+                points.append((m, r["cpu"]))
+                print(f"| {name} | {n:,} | {m:,} | {r['wall']:.1f} | {r['cpu']:.1f} | "
+                      f"{peak:.0f} |", flush=True)
+            if len(points) >= 2:
+                (m1, c1), (m2, c2) = points[-2:]
+                slope = math.log(c2 / c1) / math.log(m2 / m1)
+                print(f"| {name} | extrapolated | {m_target:,} | | "
+                      f"~{c2 * (m_target / m2) ** slope:.0f} (CPU ~ edges^{slope:.2f}) | |")
 
 
 if __name__ == "__main__":
