@@ -114,6 +114,11 @@ ORDERS = ("lexicographic", "random")
 #: ``O(Theta |E|)`` time).
 MAX_THETA = 10_000
 
+#: Projected degrees never exceed theta <= MAX_THETA, so they are held as uint16 (a 4M-node
+#: degree array then stays in cache: Algorithm 1 is two random reads of it per edge).
+_DEGREE = np.uint16
+assert MAX_THETA < np.iinfo(_DEGREE).max
+
 
 # --------------------------------------------------------------------------- validation
 def check_graph(graph) -> Graph:
@@ -384,12 +389,6 @@ def edge_order(graph, *, order: str = "lexicographic", rng=None) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- kernels
-#: Projected degrees never exceed theta <= MAX_THETA, so they are held as uint16 (a 4M-node
-#: degree array then stays in cache: Algorithm 1 is two random reads of it per edge).
-_DEGREE = np.uint16
-assert MAX_THETA < np.iinfo(_DEGREE).max
-
-
 @njit(cache=True)
 def _project_kernel(u, v, n, theta):
     """Algorithm 1: degrees of pi_theta and which edges (in the given order) are kept."""
