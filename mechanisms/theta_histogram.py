@@ -90,6 +90,7 @@ __all__ = [
     "group_starts",
     "candidate_groupings",
     "folded_histograms",
+    "folded_histogram",
     "projection_loss",
     "histogram_quality_sensitivity",
     "projection_loss_sensitivity",
@@ -185,6 +186,14 @@ def folded_histograms(profile: ProjectionProfile) -> np.ndarray:
     h = profile.histograms.astype(float)
     b = h[:, 1:].copy()
     b[:, 0] += h[:, 0]
+    return b
+
+
+def folded_histogram(profile: ProjectionProfile, theta: int) -> np.ndarray:
+    """Row ``theta - 1`` of :func:`folded_histograms` up to ``d = theta`` (one projection)."""
+    h = profile.histogram(theta)
+    b = h[1:].copy()
+    b[0] += h[0]
     return b
 
 
@@ -325,7 +334,8 @@ def _theta_omega(graph, epsilon, theta_max, tail, order, rng, ledger, select, gr
         first = np.arange(thetas.size)
     else:  # singletons only: r = 1 is the first candidate of every theta
         first = np.flatnonzero(np.r_[True, thetas[1:] != thetas[:-1]])
-    bins = folded_histograms(profile)
+    # every row is needed to score groupings or to try every candidate; else just theta's
+    bins = folded_histograms(profile) if grouped or select == "oracle" else None
 
     unit_noise = None
     if select == "oracle":
@@ -358,7 +368,8 @@ def _theta_omega(graph, epsilon, theta_max, tail, order, rng, ledger, select, gr
 
     theta = int(thetas[chosen])
     s = starts[offsets[chosen] : offsets[chosen + 1]]
-    sums = _group_sums(bins[theta - 1], theta, s)
+    row = bins[theta - 1] if bins is not None else folded_histogram(profile, theta)
+    sums = _group_sums(row, theta, s)
     if select == "oracle":  # the very release the oracle evaluated
         unit = unit_noise[offsets[chosen] : offsets[chosen + 1]]
         noisy = sums + hist_sensitivity(theta) / epsilon2 * unit

@@ -10,6 +10,7 @@ from privpub.baselines.truncation import (
     projection_truncation,
     random_cutoff,
     truncate,
+    truncated_degrees,
     truncation,
     truncation_beta,
     truncation_local_bound,
@@ -36,6 +37,18 @@ def test_projection_keeps_exactly_low_degree_nodes_and_their_mutual_edges():
         assert rel.value.counts.size == theta + 1
         assert np.array_equal(rel.value.counts, np.bincount(sub.degrees(), minlength=theta + 1))
         assert rel.diagnostics["edge_fraction"] == pytest.approx(sub.n_edges / g.n_edges)
+
+
+def test_truncated_degrees_are_those_of_the_truncated_graph():
+    rng = np.random.default_rng(4)
+    for n, m in [(1, 0), (30, 40), (300, 2000)]:
+        e = rng.integers(0, n, (m, 2))
+        e[: m // 2, 0] = 0  # a hub
+        g = Graph.from_edges(e.reshape(-1, 2), n + 1)  # one isolated node at least
+        for cutoff in (0, 1, 3, 10, 10_000):
+            got = truncated_degrees(g, cutoff)
+            assert got.dtype == np.int64
+            assert np.array_equal(got, truncate(g, cutoff).degrees())
 
 
 def _hist(g, cutoff):

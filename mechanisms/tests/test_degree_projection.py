@@ -237,6 +237,94 @@ def test_fast_routines_equal_reference(order):
             )
 
 
+# --------------------------------------------------------------------------- fast paths
+_M64 = (1 << 64) - 1
+
+
+def _splitmix64(x: int) -> int:
+    x = (x + 0x9E3779B97F4A7C15) & _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def reference_edge_order(g, order, rng):
+    """The stable edge orders as first written: the lexicographic edge list, for "random"
+    stably argsorted by the keyed splitmix64 hash (pure Python), the key drawn from rng."""
+    edges = g.edges()
+    if order == "random":
+        key = int(rng.integers(0, np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True))
+        hashes = [_splitmix64(_splitmix64(key ^ a) ^ b) for a, b in edges.tolist()]
+        edges = edges[np.argsort(np.array(hashes, dtype=np.uint64), kind="stable")]
+    return edges
+
+
+def _graphs(rng):
+    yield Graph.from_edges(np.empty((0, 2), np.int64), 3)
+    yield Graph.from_edges(np.array([[0, 1]]), 2)
+    for n, p in [(7, 0.6), (40, 0.2), (150, 0.05), (400, 0.03)]:
+        yield Graph.from_edges(random_graph(rng, n, p).edges(), n + 2)  # two isolated nodes
+    # a few hubs: long rows in the CSR, most edges cut by the projection
+    e = rng.integers(0, 500, (4000, 2))
+    e[:, 0] = np.minimum(e[:, 0], rng.integers(0, 6, 4000))
+    yield Graph.from_edges(e, 500)
+
+
+@pytest.mark.parametrize("order", ["lexicographic", "random"])
+def test_fast_paths_equal_first_implementation(order):
+    """The CSR walk, the bucket-sorted random order, the packed and uint16 kernels and the
+    lazy profile rows give what the first implementation gave (Algorithm 1 run literally on
+    the reference order), on small random graphs, bit for bit."""
+    from privpub.mechanisms import degree_projection as dp
+
+    rng = np.random.default_rng(21)
+    for g in _graphs(rng):
+        want_edges = reference_edge_order(g, order, np.random.default_rng(7))
+        assert np.array_equal(edge_order(g, order=order, rng=np.random.default_rng(7)),
+                              want_edges)
+        theta_max = 12
+        lazy = projection_profile(g, theta_max, order=order, rng=np.random.default_rng(7))
+        full = projection_profile(g, theta_max, order=order, rng=np.random.default_rng(7))
+        if order == "lexicographic":
+            dp._PROFILES.clear()
+            full = projection_profile(g, theta_max)
+        hist = full.histograms
+        for theta in range(1, theta_max + 1):
+            deg, kept = reference_projection(want_edges.tolist(), g.n_nodes, theta)
+            row = np.bincount(np.array(deg, dtype=np.int64), minlength=theta + 1)
+            assert np.array_equal(lazy.histogram(theta), row)
+            assert lazy.edge_fraction(theta) == (len(kept) / g.n_edges if g.n_edges else 1.0)
+            assert np.array_equal(hist[theta - 1, : theta + 1], row)
+            assert full.kept_edges[theta - 1] == len(kept)
+            got = projected_degrees(g, theta, order=order, rng=np.random.default_rng(7))
+            assert got.dtype == np.int64 and np.array_equal(got, deg)
+            rel = projection_edge_addition(g, theta=theta, order=order,
+                                           rng=np.random.default_rng(7))
+            assert np.array_equal(rel.value.counts, row)
+        assert np.array_equal(lazy.nodes_above(), full.nodes_above())
+
+
+def test_random_order_sorts_every_bucket_alike():
+    """The bucket sort gives the same order whether its runs are sorted by insertion or by
+    merge sorts, and breaks equal hashes by the packed pair (the stable order)."""
+    from privpub.mechanisms import degree_projection as dp
+
+    g = random_graph(np.random.default_rng(2), 300, 0.05)
+    indptr, indices = g.adjacency.indptr, g.adjacency.indices
+    key = np.uint64(0x1234_5678_9ABC_DEF0)
+    a = dp._random_edges(indptr, indices, g.n_nodes, key, 64)
+    b = dp._random_edges(indptr, indices, g.n_nodes, key, 0)
+    assert np.array_equal(a, b)
+    rng = np.random.default_rng(3)
+    hk = rng.integers(0, 4, 200).astype(np.uint64)  # many ties
+    pk = rng.permutation(200).astype(np.uint64)
+    want = np.lexsort((pk, hk))
+    for sort in (dp._sort_pairs, dp._sort_pairs_large):
+        h, p = hk.copy(), pk.copy()
+        sort(h, p, 0, 200)
+        assert np.array_equal(p, pk[want]) and np.array_equal(h, hk[want])
+
+
 def test_profile_cumulative_and_nodes_above():
     g = random_graph(np.random.default_rng(4), 30, 0.4)
     prof = projection_profile(g, 9)
