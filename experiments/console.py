@@ -27,7 +27,7 @@ from pathlib import Path
 
 from privpub.experiments import audit, catalog
 from privpub.experiments.catalog import CHECKOUT, figure_of, paper_of
-from privpub.results import SCALES
+from privpub.results import OPT_IN_SCALES, SCALES
 
 __all__ = ["main", "parse_args", "experiment_table", "reproduce_command", "figure_of",
            "count_trials", "dataset_statuses"]
@@ -185,6 +185,8 @@ def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> 
 
     for item, exp in entries:
         for scale in scales if exp is not None else ():
+            if scale in OPT_IN_SCALES and scale not in (exp.get("scales") or {}):
+                continue  # an experiment runs at an opt-in scale only with a block for it
             key = f"{item['name']}/{scale}"
             hit = cached.get(key)
             fresh[key] = ({k: hit[k] for k in (*_COUNTS, "datasets")} if hit is not None
@@ -313,7 +315,8 @@ def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
         if item["error"]:
             rows.append([item["name"], item["figure"], "", "", "", "", "", ""])
             notes.append(f"ERROR {item['error']}")
-        for i, scale in enumerate(scales if not item["error"] else ()):
+        for i, scale in enumerate(s for s in (scales if not item["error"] else ())
+                                  if s in item["scales"]):  # an opt-in scale it lacks: none
             row = item["scales"][scale]
             if row["error"]:
                 trials, cxr = "error", ""
@@ -323,7 +326,8 @@ def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
             rows.append([item["name"] if i == 0 else "", item["figure"] if i == 0 else "",
                          scale, trials, cxr, _fmt_seconds(row["expected_seconds"]),
                          _data_cell(row), ", ".join(d["name"] for d in row["datasets"])])
-        blocks.append((item["paper"], rows, [title, *notes] if title else notes))
+        if rows or notes:  # none: the experiment has no block for the opt-in scale asked
+            blocks.append((item["paper"], rows, [title, *notes] if title else notes))
 
     all_rows = [header, *(r for _, rows, _ in blocks for r in rows)]
     widths = [max(len(r[i]) for r in all_rows) for i in range(len(header))]
@@ -340,6 +344,9 @@ def _print_list(table: dict, scales: tuple[str, ...], out) -> None:
     for warning in table.get("warnings", []):
         print(f"WARNING: {warning}", file=out)
     papers = sorted({p for p, _, _ in blocks})
+    if not papers and table["experiments"]:
+        print(f"no experiment runs at {', '.join(scales)} (`privpub leaderboard --scale "
+              f"{scales[-1]}` runs the tasks that do)", file=out)
     for paper in papers:
         mine = [(rows, notes) for p, rows, notes in blocks if p == paper]
         print(f"\n{paper}  ({len(mine)} experiment{'s' if len(mine) != 1 else ''})", file=out)
@@ -569,7 +576,8 @@ def _add_list(sub) -> None:
     ls = sub.add_parser("list", help="every experiment: paper figure, datasets (present?), "
                         "trial count and measured time per scale")
     ls.add_argument("--paper", help="only this paper's experiments (e.g. day2016)")
-    ls.add_argument("--scale", choices=SCALES, help="only this scale (default: all three)")
+    ls.add_argument("--scale", choices=SCALES, help="only this scale (default: every "
+                    "scale; large only for the experiments that have it)")
     ls.add_argument("--results-dir", default="results",
                     help="where measured times are read (<dir>/<exp>/<scale>/meta.json)")
     ls.add_argument("--data-dir", help=_DATA_DIR_HELP)

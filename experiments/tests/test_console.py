@@ -69,6 +69,19 @@ def test_list_table_names_every_experiment_grouped_by_paper():
     assert "experiment" in text and "trials" in text and "datasets" in text
 
 
+def test_list_shows_the_large_scale_only_for_the_experiments_that_have_it(tmp_path, listing):
+    assert all("large" not in e["scales"] for e in listing["experiments"])
+    code, text = run("list", "--scale", "large", "--results-dir", "/nonexistent-results")
+    assert code == 0 and "no experiment runs at large (`privpub leaderboard --scale large`" in text
+    conf = _tiny_conf(tmp_path)
+    path = conf / "experiment" / "toy2020_fig2b.yaml"
+    path.write_text(path.read_text() + "  large: {repetitions: 1}\n")
+    code, text = run("list", "--scale", "large", "--conf-dir", str(conf),
+                     "--results-dir", str(tmp_path / "r"))
+    assert code == 0 and "toy2020_fig2b" in text and "toy2020_table1" not in text
+    assert "no large scale" not in text
+
+
 def _tiny_conf(tmp_path: Path) -> Path:
     conf = tmp_path / "conf"
     (conf / "experiment").mkdir(parents=True)
