@@ -186,8 +186,7 @@ def triangles_per_node(graph: Graph) -> np.ndarray:
     """Triangles at each node (networkx's ``triangles``), by the degree-ordered forward
     algorithm: O(m^1.5) time, O(n + m) memory."""
     adj = graph.adjacency
-    return _triangles(adj.indptr.astype(np.int64), adj.indices.astype(np.int64),
-                      graph.n_nodes)
+    return _triangles(adj.indptr, adj.indices, graph.n_nodes)  # no int64 copy of the CSR
 
 
 def _clustering(graph: Graph) -> dict:
