@@ -597,4 +597,4 @@ def test_dp_synthetic_graph_runs_at_large_and_each_skip_states_its_measured_cost
     # every generator the task ranks and the scale does not skip runs there
     everyone = set(qualifying(task, scale="paper")[0])
     assert {c.mechanism for c in cells} == everyone - set(skip) == set(ranked)
-    assert {"priv_hrg", "privgraph"} == set(skip)
+    assert {"dp_dk", "priv_hrg", "privgraph"} <= set(skip)
