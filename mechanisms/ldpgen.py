@@ -51,6 +51,9 @@ __all__ = ["ldpgen", "degree_vectors", "optimal_groups", "DEGREE_CUTOFF"]
 #: group count (the optimum grows as degree squared: the heavy tail would ask for about
 #: one group per two users; docs/design.md, qin2017).
 DEGREE_CUTOFF = 50
+#: Phase III computes the edge probabilities by blocks of about this many (user, cluster)
+#: cells (32 MB of float64), not as one n x k matrix.
+_BLOCK_CELLS = 1 << 22
 
 
 def degree_vectors(adjacency: sp.csr_array, labels: np.ndarray, k: int) -> np.ndarray:
@@ -67,8 +70,9 @@ def _noisy_reports(adjacency, labels, k, eps, rng, ledger, phase) -> np.ndarray:
     ledger.spend(eps, label=f"phase {phase}: each user's degree vector over {k} groups "
                  "(local Laplace, L1 sensitivity 1 per user)", sensitivity=1.0,
                  primitive="laplace")
-    true = degree_vectors(adjacency, labels, k)
-    return true + laplace_noise(sensitivity=1.0, epsilon=eps, rng=rng, size=true.shape)
+    reports = degree_vectors(adjacency, labels, k)
+    reports += laplace_noise(sensitivity=1.0, epsilon=eps, rng=rng, size=reports.shape)
+    return reports
 
 
 def optimal_groups(noisy_degrees: np.ndarray, eps: float, n: int) -> int:
@@ -147,12 +151,20 @@ def _generate(vectors: np.ndarray, labels: np.ndarray, k: int, rng) -> np.ndarra
     denom = within + total[None, :]
     rate = np.divide(total / np.maximum(sizes, 1), denom, out=np.zeros_like(denom),
                      where=denom > 0)  # k x k
-    p = np.clip(vectors * rate[labels], 0.0, 1.0)  # n x k: u to any member of C_j
-    p[:, sizes == 0] = 0.0
-    users, clusters = np.nonzero(p > 0)
-    counts = rng.binomial(sizes[clusters], p[users, clusters])
-    keep = counts > 0
-    users, clusters, counts = users[keep], clusters[keep], counts[keep]
+    # p (n x k: u to any member of C_j) by blocks of rows: the binomials are drawn in the
+    # same row-major order as from the whole matrix, with no n x k temporary
+    n, empty = vectors.shape[0], sizes == 0
+    step = max(1, _BLOCK_CELLS // max(k, 1))
+    parts = []
+    for lo in range(0, n, step):
+        p = vectors[lo:lo + step] * rate[labels[lo:lo + step]]
+        np.clip(p, 0.0, 1.0, out=p)
+        p[:, empty] = 0.0
+        users, clusters = np.nonzero(p > 0)
+        counts = rng.binomial(sizes[clusters], p[users, clusters])
+        keep = counts > 0
+        parts.append((users[keep] + lo, clusters[keep], counts[keep]))
+    users, clusters, counts = (np.concatenate(c) for c in zip(*parts, strict=True))
     rows_r, pos = _distinct_members(np.arange(users.size), counts, sizes[clusters], rng)
     order = np.argsort(labels, kind="stable")
     starts = np.concatenate([[0], np.cumsum(sizes)])
@@ -228,14 +240,17 @@ def ldpgen(
     k1 = optimal_groups(delta0.sum(axis=1), eps2, n)
     # Phase II: k-means on the phase-I reports, noisy degree vectors with eps2.
     xi1 = _kmeans(delta0, k1, rng)
+    del delta0  # one n x k array at a time
     delta1 = _noisy_reports(adjacency, xi1, k1, eps2, rng, ledger, "II")
     # Phase III (server only): final clusters, vectors re-expressed over them, generation.
     xi2 = _kmeans(delta1, k1, rng)
-    reported = np.maximum(np.rint(delta1), 0.0)
+    reported = np.maximum(np.rint(delta1, out=delta1), 0.0, out=delta1)  # in place
     overlap = np.zeros((k1, k1))
     np.add.at(overlap, (xi1, xi2), 1.0)
     overlap /= np.maximum(overlap.sum(axis=1, keepdims=True), 1.0)  # |xi1_j & xi2_i| / |xi1_j|
     vectors = reported @ overlap
+    del delta1, reported
     edges = _generate(vectors, xi2, k1, rng)
+    del vectors
     out = Graph.from_edges(edges, n, name=f"ldpgen({graph.name})")
     return Release(out, info={"k1": float(k1)})

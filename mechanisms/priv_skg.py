@@ -172,8 +172,7 @@ def pair_profile(graph: Graph) -> tuple[int, np.ndarray]:
     adj = graph.adjacency
     deg = graph.degrees()
     order = np.argsort(-deg, kind="stable").astype(np.int64)
-    tri, best_b = _pair_profile(adj.indptr.astype(np.int64), adj.indices.astype(np.int64),
-                                order)
+    tri, best_b = _pair_profile(adj.indptr, adj.indices, order)  # no int64 copy of the CSR
     return int(tri), best_b
 
 

@@ -354,8 +354,9 @@ def _ms_bfs(indptr, indices, sources, n, debruijn_index, per_source):
 def _multi_source_bfs(graph: Graph, sources, per_source: bool):
     adj = graph.adjacency
     sources = np.asarray(sources, dtype=np.int64)
-    return _ms_bfs(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), sources,
-                   graph.n_nodes, _DEBRUIJN_INDEX, per_source)
+    # the CSR's own index dtype (int32 on most graphs): no int64 copy of the edges
+    return _ms_bfs(adj.indptr, adj.indices, sources, graph.n_nodes, _DEBRUIJN_INDEX,
+                   per_source)
 
 
 def distance_statistics(graph: Graph, sources) -> tuple[np.ndarray, ...]:
@@ -385,8 +386,7 @@ def bfs_statistics(graph: Graph, sources) -> tuple[np.ndarray, ...]:
     :func:`distance_statistics` gives the rest faster."""
     adj = graph.adjacency
     sources = np.asarray(sources, dtype=np.int64)
-    return _bfs(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), sources,
-                graph.n_nodes)
+    return _bfs(adj.indptr, adj.indices, sources, graph.n_nodes)
 
 
 def _largest_component(graph: Graph) -> np.ndarray:

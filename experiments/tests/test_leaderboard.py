@@ -584,3 +584,23 @@ def test_the_graph_tasks_run_at_large_on_the_shaped_graphs(name, graphs):
     assert skipped, name
     for why in skipped.values():  # each with a measured cost and its extrapolation
         assert re.search(r"\d s CPU at", why) and "growing as" in why, why
+
+
+def test_dp_synthetic_graph_runs_at_large_and_each_skip_states_its_measured_cost():
+    task = load_task("dp_synthetic_graph")
+    specs = compile_task(task, "large")
+    cells = [c for s in specs for c in s.cells]
+    assert {c.dataset for c in cells} == {"livejournal_like"}
+    ranked, left_out = qualifying(task, scale="large")
+    skip = task.scales["large"]["skip"]
+    assert skip and set(skip) <= set(left_out)
+    assert not any(c.mechanism in skip for c in cells)
+    for name, why in skip.items():
+        # a measured time on a fraction of the graph and the fitted exponent
+        assert re.search(r"\d+(\.\d+)? s\b", why) and "fraction" in why, (name, why)
+        assert re.search(r"exponent \d", why), (name, why)
+    # every generator the task ranks and the scale does not skip runs there
+    everyone = set(qualifying(task, scale="paper")[0])
+    assert {c.mechanism for c in cells} == everyone - set(skip) == set(ranked)
+    assert {"dp_dk", "ldpgen", "priv_hrg", "privgraph", "pygmalion_true_count_order",
+            "tmf"} == set(skip)

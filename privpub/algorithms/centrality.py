@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
 import numba
+import numpy as np
 from numba import njit, prange
 
 from privpub.errors import PrivpubError
