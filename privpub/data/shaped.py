@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import sys
 import time
 import uuid
@@ -192,9 +193,10 @@ def load_shaped(name: str, *, seed: int = 0, exponent: float = DEFAULT_EXPONENT,
             return load_shaped(name, seed=seed, exponent=exponent, fraction=fraction,
                                progress=False)
         except OSError:  # another process won the race, or a read-only cache
+            shutil.rmtree(tmp, ignore_errors=True)
             if (folder / "build.json").exists():
                 return load_shaped(name, seed=seed, exponent=exponent, fraction=fraction,
-                               progress=False)
+                                   progress=False)
     return csr_graph(indptr, indices, name=name)
 
 
