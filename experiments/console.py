@@ -27,7 +27,7 @@ from pathlib import Path
 
 from privpub.experiments import audit, catalog
 from privpub.experiments.catalog import CHECKOUT, figure_of, paper_of
-from privpub.results import OPT_IN_SCALES, SCALES
+from privpub.results import SCALES, experiment_scales
 
 __all__ = ["main", "parse_args", "experiment_table", "reproduce_command", "figure_of",
            "count_trials", "dataset_statuses"]
@@ -185,7 +185,7 @@ def _fill_scales(entries, scales, conf: Path, results: Path, warnings: list) -> 
 
     for item, exp in entries:
         for scale in scales if exp is not None else ():
-            if scale in OPT_IN_SCALES and scale not in (exp.get("scales") or {}):
+            if scale not in experiment_scales(exp):
                 continue  # an experiment runs at an opt-in scale only with a block for it
             key = f"{item['name']}/{scale}"
             hit = cached.get(key)

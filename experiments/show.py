@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 
 from privpub.experiments import catalog
-from privpub.results import SCALES
+from privpub.results import OPT_IN_SCALES, SCALES, experiment_scales
 
 __all__ = ["ShowContext", "ShowKind", "KINDS", "register_kind", "describe", "render",
            "UnknownName", "docstring_source"]
@@ -91,7 +91,7 @@ class ShowContext:
             if not word.search(path.read_text(encoding="utf-8")):
                 continue
             scales = {}
-            for scale in SCALES:
+            for scale in experiment_scales(exp):
                 layered, spec, _ = _experiment_at(exp, scale)
                 how = used(layered, spec) if layered is not None else []
                 if how:
@@ -257,7 +257,8 @@ def _listing(label: str, items: list[str], none: str = "none", *, width: int = 1
 
 def _scales_text(scales: Iterable[str]) -> str:
     scales = list(scales)
-    return "all scales" if scales == list(SCALES) else ", ".join(scales)
+    every = [s for s in SCALES if s not in OPT_IN_SCALES]  # the opt-in ones are extra
+    return "all scales" if scales[:len(every)] == every else ", ".join(scales)
 
 
 def _figures_text(per_scale: dict[str, list[str]]) -> list[str]:
@@ -448,7 +449,7 @@ def _describe_experiment(name: str, ctx: ShowContext) -> dict:
     path, exp = _experiment_file(name, ctx)
     paper = catalog.paper_of(name, exp)
     scales = {}
-    for scale in SCALES:
+    for scale in experiment_scales(exp):
         layered, spec, error = _experiment_at(exp, scale)
         row = {"trials": None, "cells": None, "repetitions": None, "error": error}
         if spec is not None:

@@ -25,6 +25,7 @@ __all__ = [
     "is_mechanism_row",
     "SCALES",
     "OPT_IN_SCALES",
+    "experiment_scales",
     "TRIAL_KEY",
     "VERDICTS",
     "EMPTY_POLICIES",
@@ -44,6 +45,13 @@ SCALES = ("smoke", "small", "paper", "large")
 #: Scales an experiment or task runs at only when it declares a ``scales.<scale>`` block
 #: (every experiment has the other three; the paper scale is the file itself).
 OPT_IN_SCALES = ("large",)
+
+
+def experiment_scales(experiment: dict) -> tuple[str, ...]:
+    """The scales ``experiment`` (a config mapping) runs at: every scale but the opt-in ones
+    it has no ``scales.<scale>`` block for."""
+    blocks = experiment.get("scales") or {}
+    return tuple(s for s in SCALES if s not in OPT_IN_SCALES or s in blocks)
 
 #: A claim's verdicts, in the order they are counted and shown.
 VERDICTS = ("held", "not held", "not evaluated")

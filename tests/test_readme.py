@@ -71,11 +71,11 @@ def _run_commands() -> list[str]:
 
 def _smoke(command: str, results: Path) -> list[str] | None:
     """The command's arguments at smoke scale into ``results``, or None if it cannot run
-    here (a placeholder, SLURM, every experiment at once)."""
+    here (a placeholder: ``...`` or a ``/path/to/`` file; SLURM; every experiment at once)."""
     import shlex
 
     args = shlex.split(command)[2:]
-    if "..." in command or "slurm" in command or "glob(*" in command:
+    if "..." in command or "/path/to/" in command or "slurm" in command or "glob(*" in command:
         return None
     args = [a for a in args if not a.startswith(("scale=", "results_dir=", "n_jobs="))]
     return [*args, "scale=smoke", f"results_dir={results}", "progress=false"]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from privpub.audit.stored import AUDIT_DIR
 from privpub.papers import PAPERS
-from privpub.results import SCALES
+from privpub.results import OPT_IN_SCALES, SCALES
 
 from .text import markdown_table, natural, number, verdict_counts
 
@@ -433,6 +433,8 @@ def by_paper(experiments: list[Experiment]) -> list[tuple[str | None, list[Exper
 
 
 def scales_of(experiments: list[Experiment]) -> list[str]:
-    """The overview's scale columns: :data:`REPORT_SCALES`, then any other scale found."""
+    """The overview's scale columns: :data:`REPORT_SCALES` (an opt-in one only when a run
+    has it), then any other scale found."""
     found = {r.scale for e in experiments for r in e.runs}
-    return sorted(found | set(REPORT_SCALES), key=_scale_rank)
+    always = set(REPORT_SCALES) - set(OPT_IN_SCALES)
+    return sorted(found | always, key=_scale_rank)
