@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from scipy.special import digamma, expit
 
 from privpub.errors import DataError, PrivpubError
@@ -95,9 +96,48 @@ def _linear_indices(m: sp.csr_array) -> np.ndarray:
     return rows * np.int64(m.shape[1]) + m.indices.astype(np.int64)
 
 
-def _sorted_unique(values: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (sort + adjacent difference; faster here than ``np.unique``)."""
-    values = np.sort(values)
+@njit(cache=True)
+def _bucket_sort(values, upper):
+    """``np.sort(values)`` for integers spread evenly over ``[0, upper)``: a counting pass
+    into about ``n / 8`` buckets by value (the bucket index only grows with the value, so the
+    buckets in order are the sorted array), then an insertion sort inside each bucket.
+    Linear time on uniform draws, where ``np.sort`` is ``n log n`` (2x faster at 3e7)."""
+    n = values.size
+    n_buckets = max(1, n // 8)
+    scale = n_buckets / upper
+    start = np.zeros(n_buckets + 1, np.int64)
+    for i in range(n):
+        start[min(int(values[i] * scale), n_buckets - 1) + 1] += 1
+    for b in range(n_buckets):
+        start[b + 1] += start[b]
+    fill = start[:-1].copy()
+    out = np.empty(n, values.dtype)
+    for i in range(n):
+        b = min(int(values[i] * scale), n_buckets - 1)
+        out[fill[b]] = values[i]
+        fill[b] += 1
+    for b in range(n_buckets):
+        lo = start[b]
+        for i in range(lo + 1, start[b + 1]):
+            v = out[i]
+            j = i - 1
+            while j >= lo and out[j] > v:
+                out[j + 1] = out[j]
+                j -= 1
+            out[j + 1] = v
+    return out
+
+
+def _sorted_unique(values: np.ndarray, upper: int | None = None, *, runs: bool = False
+                   ) -> np.ndarray:
+    """Sorted distinct values (sort + adjacent difference; faster here than ``np.unique``).
+    ``upper``: the values are uniform draws from ``[0, upper)``, sorted by
+    :func:`_bucket_sort`; ``runs``: they are a few sorted runs, merged by the stable sort
+    (timsort) in linear time."""
+    if upper is not None and values.size >= 4096:
+        values = _bucket_sort(values, upper)
+    else:
+        values = np.sort(values, kind="stable" if runs else None)
     if values.size:
         keep = np.empty(values.size, dtype=bool)
         keep[0] = True
@@ -162,9 +202,11 @@ def _sample_zero_positions(
         # one round enough almost always; the loop tops up otherwise.
         expected = n_cells * float(digamma(left + 1) - digamma(left - need + 1))
         size = int(min(_MAX_BATCH, math.ceil(1.05 * expected + 4.0 * math.sqrt(expected) + 16)))
-        cand = _sorted_unique(rng.integers(0, n_cells, size=size, dtype=np.int64))
+        cand = _sorted_unique(rng.integers(0, n_cells, size=size, dtype=np.int64), n_cells)
         cand = cand[~_in_sorted(cand, ones)]  # sorted keys keep this lookup cache-friendly
-        chosen = cand if chosen.size == 0 else _sorted_unique(np.concatenate([chosen, cand]))
+        if chosen.size:
+            cand = _sorted_unique(np.concatenate([chosen, cand]), runs=True)
+        chosen = cand
     surplus = chosen.size - k
     if surplus:
         drop = np.zeros(chosen.size, dtype=bool)
@@ -299,7 +341,8 @@ def _flip_entries(m: sp.csr_array, q: float, rng: np.random.Generator) -> sp.csr
     kept = ones[~flips(q, rng=rng, size=nnz)]  # each 1 stays with probability 1 - q
     k = flip_count(n_cells - nnz, q, rng=rng)
     added = _sample_zero_positions(ones, n_cells, k, rng)
-    cells = np.sort(np.concatenate([kept, added]))  # disjoint sets
+    # disjoint, each sorted: the stable sort (timsort) merges the two runs in linear time
+    cells = np.sort(np.concatenate([kept, added]), kind="stable")
     return _from_linear(cells, n_rows, n_cols)
 
 

@@ -394,17 +394,20 @@ def _job_outcome(code: int, spec: ExperimentSpec, c: dict, results_dir: Path, su
 
 def draw(spec: ExperimentSpec, results_dir: Path, *, seed: int | list[int] = 0,
          variant: str | None = None, overrides=(), plot_stored: bool = False,
-         redraw: bool = False, summary=None) -> str:
+         redraw: bool = False, summary=None, index: bool = True) -> str:
     """Draw ``spec``'s figures (and the stored-everything variant when asked) for base seed
     ``seed`` (or a sweep's seeds, each a series); a draw whose inputs did not change since
-    the last one is skipped unless ``redraw``."""
+    the last one is skipped unless ``redraw``. ``index=False`` leaves the results
+    directory's report and timings table to the caller
+    (:func:`privpub.experiments.figures.write_index`)."""
     from privpub.experiments.figures import draw_experiment
 
     text = draw_experiment(spec, results_dir, seed=seed, variant=variant,
-                           overrides=list(overrides), summary=summary, redraw=redraw)
+                           overrides=list(overrides), summary=summary, redraw=redraw,
+                           index=index and not plot_stored)
     if plot_stored:
         draw_experiment(spec, results_dir, seed=seed, variant="stored", stored=True,
-                        redraw=redraw)
+                        redraw=redraw, index=index)
     where = figure_path(spec, results_dir, variant)
     return f"{text}\nfigures: {where}" if text else f"figures: {where}"
 

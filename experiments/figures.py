@@ -83,6 +83,15 @@ def _up_to_date(out: Path, fingerprint: str) -> str | None:
     return printed if meta.get("fingerprint") == fingerprint else None
 
 
+def is_drawn(spec: ExperimentSpec, results_dir: Path | str, *, seed=0,
+             variant: str | None = None, stored: bool = False) -> bool:
+    """Whether ``spec``'s figures in ``results_dir`` are what its store gives now (a draw
+    would only read them back)."""
+    results_dir = Path(results_dir)
+    fingerprint = draw_fingerprint(spec, results_dir, seed=seed, variant=variant, stored=stored)
+    return _up_to_date(figure_dir(results_dir, spec, variant), fingerprint) is not None
+
+
 def seeds_of(seed) -> tuple[int, ...]:
     """The base seeds a draw shows: ``seed`` (an int, or several from a sweep over seeds),
     sorted."""
@@ -456,6 +465,7 @@ def draw_experiment(
     summary=None,
     stored: bool = False,
     redraw: bool = False,
+    index: bool = True,
 ) -> str:
     """Draw every figure and table of ``spec`` from its store; return the summary text.
 
@@ -478,8 +488,11 @@ def draw_experiment(
         Draw every stored cell of ``seed`` instead of the spec's (``plot_stored=true``).
     redraw : bool
         Draw even if nothing changed since the last draw (``redraw=true``).
+    index : bool
+        Rewrite the results directory's ``report.html`` and ``timings.md`` afterwards. A
+        multirun draws its experiments with ``index=False`` and writes both once at the end
+        (:func:`write_index`): each reads every experiment of the directory.
     """
-    from privpub.plots.report import write_report
 
     results_dir = Path(results_dir)
     out = figure_dir(results_dir, spec, variant)
@@ -488,9 +501,9 @@ def draw_experiment(
     printed = None if redraw else _up_to_date(out, fingerprint)
     if printed is not None:
         report = results_dir / "report.html"
-        if not report.exists() or report.stat().st_mtime < (out / "meta.json").stat().st_mtime:
-            write_report(results_dir)
-            write_timings(results_dir)
+        stale = not report.exists() or report.stat().st_mtime < (out / "meta.json").stat().st_mtime
+        if index and stale:
+            write_index(results_dir)
         return printed
     frame = ResultStore(store_dir(results_dir, spec.name, spec.scale) / "store").load(
         statuses=None
@@ -524,9 +537,18 @@ def draw_experiment(
     printed = "\n".join(t for t in texts if t)
     (out / "printed.txt").write_text(printed)
     (out / "meta.json").write_text(_dumps(meta))
-    write_report(results_dir)
-    write_timings(results_dir)
+    if index:
+        write_index(results_dir)
     return printed
+
+
+def write_index(results_dir: Path | str) -> None:
+    """The results directory's overview of every experiment in it: ``report.html`` (with
+    its ``report.md``) and ``timings.md``."""
+    from privpub.plots.report import write_report
+
+    write_report(Path(results_dir))
+    write_timings(Path(results_dir))
 
 
 def _header(spec: ExperimentSpec, variant: str | None, overrides) -> str:

@@ -315,6 +315,53 @@ def union_specs(outcomes: list[dict]) -> list[tuple]:
             for k, (s, seeds, stored, run) in groups.items()]
 
 
+def draw_all(jobs: list[tuple[tuple, dict]], n_jobs, plugins=()) -> tuple[list[str], int]:
+    """``[cli.draw(*args, **kwargs) for args, kwargs in jobs]``, the texts in the jobs'
+    order, and how many jobs were drawn anew. The experiments whose figures are not drawn
+    yet are drawn on up to ``n_jobs``
+    processes (joblib) when there are several, each importing the run's ``plugins`` first;
+    each draws into its own directory, so its figures are those of one process. The others
+    only read their texts back, here."""
+    from privpub.experiments.executors import cap_n_jobs
+    from privpub.experiments.figures import is_drawn
+
+    def drawn(args, kwargs) -> bool:
+        spec, results_dir = args
+        where = dict(seed=kwargs["seed"], variant=kwargs["variant"])
+        return not kwargs["redraw"] and is_drawn(spec, results_dir, **where) and (
+            not kwargs["plot_stored"]
+            or is_drawn(spec, results_dir, seed=kwargs["seed"], variant="stored", stored=True))
+
+    stale = [i for i, (args, kwargs) in enumerate(jobs) if not drawn(args, kwargs)]
+    workers = min(cap_n_jobs(n_jobs)[0] if isinstance(n_jobs, int) else 1, len(stale))
+    texts = {}
+    if workers > 1:
+        from joblib import Parallel, delayed
+
+        done = Parallel(n_jobs=workers, backend="loky")(
+            delayed(_draw)(plugins, *jobs[i]) for i in stale)
+        texts = dict(zip(stale, done, strict=True))
+    return ([texts[i] if i in texts else _draw(plugins, *job) for i, job in enumerate(jobs)],
+            len(stale))
+
+
+def _index_is_stale(results_dir: Path, figure_dirs) -> bool:
+    """report.html is missing or older than one of ``figure_dirs``' figures."""
+    report = Path(results_dir) / "report.html"
+    if not report.exists():
+        return True
+    metas = [Path(d) / "meta.json" for d in figure_dirs]
+    return any(m.exists() and m.stat().st_mtime > report.stat().st_mtime for m in metas)
+
+
+def _draw(plugins, args, kwargs) -> str:
+    from privpub.experiments.cli import draw
+    from privpub.registry import import_plugins
+
+    import_plugins(plugins)
+    return draw(*args, **kwargs)
+
+
 class PrivpubCallback(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         global _SWEEP_DIR, _SWEEP_BAR
@@ -329,7 +376,8 @@ class PrivpubCallback(Callback):
             _SWEEP_BAR = tqdm(total=total, desc="multirun", unit="trial")
 
     def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
-        from privpub.experiments.cli import closing_line, draw, figure_path, variant_slug
+        from privpub.experiments.cli import closing_line, figure_path, variant_slug
+        from privpub.experiments.figures import write_index
 
         global _SWEEP_BAR
         if _SWEEP_BAR is not None:
@@ -338,12 +386,24 @@ class PrivpubCallback(Callback):
         outcomes = collect_outcomes(Path(str(config.hydra.sweep.dir)))
         overrides = list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
         drawn: dict[Path, list[Path]] = {}
+        jobs = []
         for spec, seeds, results_dir, (stored, redraw), run in union_specs(outcomes):
             variant = variant_slug(overrides, seeds)
             seed = seeds[0] if len(seeds) == 1 else seeds
-            print(draw(spec, results_dir, seed=seed, variant=variant, overrides=overrides,
-                       plot_stored=stored, redraw=redraw, summary=run), flush=True)
+            jobs.append(((spec, results_dir), dict(seed=seed, variant=variant,
+                                                   overrides=overrides, plot_stored=stored,
+                                                   redraw=redraw, summary=run, index=False)))
             drawn.setdefault(results_dir, []).append(figure_path(spec, results_dir, variant))
+        n_drawn = len(jobs)  # as if all were, should a draw fail
+        try:
+            texts, n_drawn = draw_all(jobs, config.get("n_jobs", 1),
+                                      tuple(config.get("plugins") or ()))
+            for text in texts:
+                print(text, flush=True)
+        finally:  # once, after every experiment of the sweep is drawn (or one draw failed)
+            for results_dir, figure_dirs in drawn.items():
+                if n_drawn or _index_is_stale(results_dir, figure_dirs):
+                    write_index(results_dir)
         for results_dir, figure_dirs in drawn.items():
             print(closing_line(figure_dirs, results_dir), flush=True)
         if not outcomes:  # e.g. experiment=glob(nosuch_*): Hydra launches nothing

@@ -165,6 +165,7 @@ def cell_fingerprints(cells, metrics=()) -> dict[str, tuple[str, dict[str, str]]
     from privpub.data import get_dataset_spec
     from privpub.experiments.provenance import clear_cache, code_fingerprint
     from privpub.registry import view_function
+    from privpub.verify import verifier_of
 
     clear_cache()  # the sources may have changed since the last run in this process
     metric_modules = sorted({get_metric(m).func.__module__ for m in metrics})
@@ -174,7 +175,9 @@ def cell_fingerprints(cells, metrics=()) -> dict[str, tuple[str, dict[str, str]]
         info, data = get_mechanism(cell.mechanism), get_dataset_spec(cell.dataset)
         modules = (info.func.__module__, data.loader.__module__, *metric_modules)
         if info.privacy in ("k-anonymity", "smooth-k-anonymity"):
-            modules += ("privpub.verify",)
+            # the verifier too: a kept release carries its verdict (experiments/trial.py)
+            check = verifier_of(info.privacy, info.output_kind)
+            modules += ("privpub.verify",) + ((check.__module__,) if check else ())
         view = view_function(data.kind, info.output_kind)
         key = (modules, view)
         if key not in by_modules:

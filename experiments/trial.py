@@ -202,6 +202,8 @@ class _Outcome:
     peak_mb: float = math.nan
     cached: bool = False  # the release was read from the release cache
     verified: bool | None = None
+    # the verifier's verdict kept with a cached release (its key covers the verifier's code)
+    cached_verdict: bool | None = None
     values: list[tuple[str, float]] = field(default_factory=list)
     kept: bytes | None = None  # the encoded release vector (keep_releases)
     truth_row: dict | None = None
@@ -290,8 +292,15 @@ def run_trial(
             (output.value, _reported(output)) if isinstance(output, Release) else (output, {})
         )
         _check_release(info, release, out.ledger)
-        out.verified = verify_release(info.privacy, data, release,
-                                      _called_with(info, cell.params))
+        if out.cached_verdict is not None:  # verified when it was computed, by this code
+            out.verified = out.cached_verdict
+        else:
+            out.verified = verify_release(info.privacy, data, release,
+                                          _called_with(info, cell.params))
+        if kept_path is not None and not out.cached and out.seconds >= RELEASE_CACHE_SECONDS:
+            _write_release(kept_path, {"output": output, "ledger": out.ledger,
+                                       "seconds": out.seconds, "cpu_seconds": out.cpu_seconds,
+                                       "verified": out.verified})
         out.values = _metric_values(cell, info, release, extra, metrics, source, metric_ss)
         if keep_releases:
             out.kept, out.truth_row = _kept_release(cell, rep, info, release, source, base)
@@ -344,8 +353,12 @@ def _trial_columns(cell: Cell, rep: int, info, ss, *, experiment: str, scale: st
 def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path | None,
              measure_memory: bool, cold: bool):
     """The mechanism's output for the trial, read from the release cache at ``kept_path``
-    when the same code computed it before, else computed, timed and measured (into
-    ``out``), and kept there when it took at least :data:`RELEASE_CACHE_SECONDS`."""
+    when the same code computed it before (with the verifier's verdict on it), else
+    computed, timed and measured (into ``out``); :func:`run_trial` keeps it there, once
+    verified, when it took at least :data:`RELEASE_CACHE_SECONDS`. The cache key holds the
+    code of the mechanism, the loader and, for k-anonymity, the verifier
+    (:func:`privpub.experiments.reuse.cell_fingerprints`), so a kept verdict is the one this
+    code gives."""
     kwargs = dict(cell.params)
     if info.is_dp:
         out.ledger = PrivacyLedger(kwargs["epsilon"])
@@ -356,6 +369,7 @@ def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path 
         out.ledger, out.seconds, out.cpu_seconds = (cached["ledger"], cached["seconds"],
                                                     cached["cpu_seconds"])
         out.cached = True
+        out.cached_verdict = cached.get("verified")
         return cached["output"]
     peak = memory_probe() if measure_memory else None
     with contextlib.ExitStack() as stack:
@@ -370,9 +384,6 @@ def _release(cell: Cell, info, data, mech_ss, out: _Outcome, *, kept_path: Path 
             out.cpu_seconds = time.process_time() - cpu_start
             if peak is not None:
                 out.peak_mb = peak()
-    if kept_path is not None and out.seconds >= RELEASE_CACHE_SECONDS:
-        _write_release(kept_path, {"output": output, "ledger": out.ledger,
-                                   "seconds": out.seconds, "cpu_seconds": out.cpu_seconds})
     return output
 
 

@@ -741,6 +741,7 @@ class ProjectionProfile:
         self.n_edges = int(n_edges)
         self._rows: dict[int, tuple[np.ndarray, int]] = {}
         self._all: tuple[np.ndarray, np.ndarray] | None = None
+        self._derived: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
     @property
@@ -807,6 +808,20 @@ class ProjectionProfile:
         """``|E(pi_theta(G))| / |E|`` (1 for a graph without edges)."""
         kept = self._projection(theta)[1]
         return float(kept / self.n_edges) if self.n_edges else 1.0
+
+    def derived(self, key: str, compute) -> np.ndarray:
+        """``compute(self)``, computed once and kept on the profile (read-only) under ``key``.
+
+        For arrays a mechanism derives from the projections alone, with no budget and no
+        draws (day2016 Eq. (1)'s deviation term): a lexicographic profile is kept per graph
+        and ``theta_max`` in a process (:func:`projection_profile`), so the trials of one
+        worker compute them once instead of once per release.
+        """
+        if key not in self._derived:
+            value = np.asarray(compute(self))
+            value.setflags(write=False)
+            self._derived[key] = value
+        return self._derived[key]
 
 
 def all_theta_histograms(edges, n_nodes: int, theta_max: int) -> ProjectionProfile:

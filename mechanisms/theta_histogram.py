@@ -182,7 +182,12 @@ def candidate_groupings(theta_max: int) -> list[tuple[int, float, tuple[int, ...
 # --------------------------------------------------------------------------- quality
 def folded_histograms(profile: ProjectionProfile) -> np.ndarray:
     """``B[theta - 1, d - 1]`` = count of degree ``d`` in ``pi_theta(G)``, ``d = 1..theta``,
-    with degree 0 counted in bin 1 (module docstring). Shape ``(Theta, Theta)``, float."""
+    with degree 0 counted in bin 1 (module docstring). Shape ``(Theta, Theta)``, float,
+    read-only (computed once per profile)."""
+    return profile.derived("folded_histograms", _fold)
+
+
+def _fold(profile: ProjectionProfile) -> np.ndarray:
     h = profile.histograms.astype(float)
     b = h[:, 1:].copy()
     b[:, 0] += h[:, 0]
@@ -247,7 +252,10 @@ def histogram_quality(profile: ProjectionProfile, epsilon2: float) -> np.ndarray
     """
     epsilon2 = check_epsilon(epsilon2, "epsilon2")
     thetas, _, offsets, starts = _candidates(profile.theta_max)
-    dev = _deviation_loss(folded_histograms(profile), thetas, offsets, starts)
+    dev = profile.derived(
+        "deviation_loss",  # the part without epsilon: once per profile, not per release
+        lambda p: _deviation_loss(folded_histograms(p), thetas, offsets, starts),
+    )
     n_groups = np.diff(offsets)
     noise = n_groups * (2.0 * thetas + 1.0) / epsilon2
     return -(dev + noise) - projection_loss(profile)[thetas - 1]

@@ -27,6 +27,7 @@ from privpub.types import Kind, as_binary_matrix, kind_of
 __all__ = [
     "register_verifier",
     "verify_release",
+    "verifier_of",
     "row_classes",
     "is_k_anonymous",
     "is_smooth_k_anonymous",
@@ -52,16 +53,32 @@ def verify_release(notion: str, original, release, params: dict) -> bool | None:
     no per-output check (DP, none). Raises PrivpubError if the claim is violated."""
     if notion not in (K_ANONYMITY, SMOOTH_K_ANONYMITY):
         return None
-    check = _VERIFIERS.get((notion, kind_of(release)))
-    if check is None:  # a verifier may live in a module not imported yet (tables: mondrian's)
-        from privpub.registry import load_plugins
-
-        load_plugins()
-        check = _VERIFIERS.get((notion, kind_of(release)))
+    check = verifier_of(notion, kind_of(release))
     if check is None:
         raise PrivpubError(f"no verifier for {notion} releases of kind {kind_of(release)}")
     check(original, release, params)
     return True
+
+
+def verifier_of(notion: str, kind: str) -> Callable | None:
+    """The registered check of ``notion`` releases of ``kind`` (None: there is none)."""
+    check = _VERIFIERS.get((notion, kind))
+    if check is None:  # a verifier may live in a module not imported yet (tables: mondrian's)
+        from privpub.registry import load_plugins
+
+        load_plugins()
+        check = _VERIFIERS.get((notion, kind))
+    return check
+
+
+def _binary(x) -> sp.csr_array:
+    """:func:`~privpub.types.as_binary_matrix` of ``x``, or ``x`` itself when it already is
+    one (int8 CSR, canonical, sorted, all ones): the checks here only read their inputs, and
+    one release is checked several times."""
+    if (isinstance(x, sp.csr_array) and x.dtype == np.int8 and x.has_canonical_format
+            and (x.nnz == 0 or bool(np.all(x.data == 1)))):
+        return x
+    return as_binary_matrix(x)
 
 
 def row_classes(matrix) -> np.ndarray:
@@ -71,7 +88,7 @@ def row_classes(matrix) -> np.ndarray:
     every row is then compared entry by entry with the first row of its group, so the
     classes are exact: a hash collision between different rows is detected and the classes
     are recomputed from the rows' bytes (the slow way, kept as the reference)."""
-    m = as_binary_matrix(matrix)
+    m = _binary(matrix)
     n = m.shape[0]
     if n == 0:
         return np.zeros(0, np.int64)
@@ -107,9 +124,10 @@ def _row_hashes(m: sp.csr_array) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
-def is_k_anonymous(matrix, k: int) -> bool:
-    """Every row's item set is shared by at least ``k`` rows (epasto2022 Def. 3.4)."""
-    counts = np.bincount(row_classes(matrix))
+def is_k_anonymous(matrix, k: int, *, classes=None) -> bool:
+    """Every row's item set is shared by at least ``k`` rows (epasto2022 Def. 3.4).
+    ``classes``: :func:`row_classes` of ``matrix``, when the caller has them."""
+    counts = np.bincount(row_classes(matrix) if classes is None else classes)
     return bool(counts.size == 0 or counts.min() >= k)
 
 
@@ -138,34 +156,37 @@ def _majority_held(orig: sp.csr_array, rel: sp.csr_array, groups: np.ndarray) ->
     return int(sp.csr_array(backed).count_nonzero()) == released.nnz
 
 
-def is_smooth_k_anonymous(original, release, k: int) -> bool:
+def is_smooth_k_anonymous(original, release, k: int, *, classes=None) -> bool:
     """epasto2022 Def. 3.5: the release is k-anonymous and, within every equivalence class,
     each item given to the class is held by a strict majority of the class in the original
     (the paper's Sec. 5 algorithm adds an item to a cluster "if the majority of the vertices in
-    [it] have an edge to" it; a tie is not a majority)."""
-    if not is_k_anonymous(release, k):
+    [it] have an edge to" it; a tie is not a majority). ``classes``: :func:`row_classes` of
+    ``release``, when the caller has them."""
+    orig, rel = _binary(original), _binary(release)
+    classes = row_classes(rel) if classes is None else classes
+    if not is_k_anonymous(rel, k, classes=classes):
         return False
-    orig, rel = as_binary_matrix(original), as_binary_matrix(release)
     if orig.shape != rel.shape:
         return False
-    return _majority_held(orig, rel, row_classes(rel))
+    return _majority_held(orig, rel, classes)
 
 
 def is_subset(original, release) -> bool:
     """Every 1-entry of ``release`` is a 1-entry of ``original`` (k-anonymity *by
     suppression*, epasto2022 Def. 3.4, second condition)."""
-    orig, rel = as_binary_matrix(original), as_binary_matrix(release)
+    orig, rel = _binary(original), _binary(release)
     if orig.shape != rel.shape:
         return False
     return int(sp.csr_array(rel.multiply(orig)).count_nonzero()) == rel.nnz
 
 
-def cluster_violation(original, release, clusters, k: int, *, smooth: bool) -> str | None:
+def cluster_violation(original, release, clusters, k: int, *, smooth: bool,
+                      classes=None) -> str | None:
     """Check a release against the clustering its mechanism reports; None if it holds, else
     what is violated. Each cluster must have >= k rows, all its rows must be released equal,
     and (``smooth``) every released item must be held by a strict majority of the cluster
     in ``original`` (a tie is not a majority)."""
-    orig, rel = as_binary_matrix(original), as_binary_matrix(release)
+    orig, rel = _binary(original), _binary(release)
     clusters = np.asarray(clusters)
     if clusters.shape != (rel.shape[0],) or not np.issubdtype(clusters.dtype, np.integer):
         return f"the release's clusters are not one integer label per row ({clusters.shape})"
@@ -177,7 +198,7 @@ def cluster_violation(original, release, clusters, k: int, *, smooth: bool) -> s
     sizes = np.bincount(groups)
     if sizes.min() < k:
         return f"a cluster has {int(sizes.min())} < k = {k} rows"
-    classes = row_classes(rel)
+    classes = row_classes(rel) if classes is None else classes
     # rows of one cluster released equal: every row is in its cluster's first row's class
     first = np.full(sizes.size, groups.size, dtype=np.int64)
     np.minimum.at(first, groups, np.arange(groups.size, dtype=np.int64))
@@ -191,17 +212,21 @@ def cluster_violation(original, release, clusters, k: int, *, smooth: bool) -> s
 @register_verifier(K_ANONYMITY, Kind.BINARY_MATRIX)
 def _verify_k_binary(original, release, params):
     k = int(params["k"])
-    if not is_k_anonymous(release, k):
+    clusters = getattr(release, "clusters", None)
+    suppression = getattr(release, "suppression", False)
+    original, release = _binary(original), _binary(release)  # once for every check below
+    classes = row_classes(release)
+    if not is_k_anonymous(release, k, classes=classes):
         raise PrivpubError(
             f"release is not {k}-anonymous: some item set is held by fewer than {k} rows"
         )
-    if getattr(release, "suppression", False) and not is_subset(original, release):
+    if suppression and not is_subset(original, release):
         raise PrivpubError(
             "release claims k-anonymity by suppression but holds entries the input does not"
         )
-    clusters = getattr(release, "clusters", None)
     if clusters is not None:
-        problem = cluster_violation(original, release, clusters, k, smooth=False)
+        problem = cluster_violation(original, release, clusters, k, smooth=False,
+                                    classes=classes)
         if problem:
             raise PrivpubError(f"release is not {k}-anonymous by its own clusters: {problem}")
 
@@ -209,13 +234,16 @@ def _verify_k_binary(original, release, params):
 @register_verifier(SMOOTH_K_ANONYMITY, Kind.BINARY_MATRIX)
 def _verify_smooth_binary(original, release, params):
     k = int(params["k"])
-    if not is_smooth_k_anonymous(original, release, k):
+    clusters = getattr(release, "clusters", None)
+    original, release = _binary(original), _binary(release)  # once for every check below
+    classes = row_classes(release)
+    if not is_smooth_k_anonymous(original, release, k, classes=classes):
         raise PrivpubError(
             f"release is not smooth-{k}-anonymous (class size or majority rule violated)"
         )
-    clusters = getattr(release, "clusters", None)
     if clusters is not None:
-        problem = cluster_violation(original, release, clusters, k, smooth=True)
+        problem = cluster_violation(original, release, clusters, k, smooth=True,
+                                    classes=classes)
         if problem:
             raise PrivpubError(
                 f"release is not smooth-{k}-anonymous by its own clusters: {problem}"

@@ -413,3 +413,20 @@ def test_registry(name, privacy, func):
     }
     sig = inspect.signature(func)
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in list(sig.parameters.values())[1:])
+
+
+@pytest.mark.parametrize("upper", [5000, 317_080**2, 2**62])
+def test_bucket_sort_is_numpys_sort(upper):
+    """The uniform draws' sort gives np.sort's array, whatever the values (duplicates, both
+    ends of the range, a skewed sample that lands in few buckets)."""
+    from privpub.baselines.randomized_response import _bucket_sort, _sorted_unique
+
+    rng = np.random.default_rng(upper % 97)
+    for values in (rng.integers(0, upper, 50_000), rng.integers(0, 40, 9_000),
+                   np.r_[rng.integers(0, upper, 20_000), 0, 0, upper - 1, upper - 1],
+                   rng.integers(upper - 50, upper, 10_000)):
+        values = values.astype(np.int64)
+        np.testing.assert_array_equal(_bucket_sort(values, upper), np.sort(values))
+        np.testing.assert_array_equal(_sorted_unique(values, upper), np.unique(values))
+    runs = np.r_[np.sort(rng.integers(0, upper, 7000)), np.sort(rng.integers(0, upper, 5000))]
+    np.testing.assert_array_equal(_sorted_unique(runs, runs=True), np.unique(runs))

@@ -236,6 +236,27 @@ def test_multirun_with_joblib_launcher_draws_the_union_of_its_jobs(tmp_path):
 
 
 @pytest.mark.slow
+def test_multirun_draws_its_experiments_on_its_workers_then_writes_the_report_once(tmp_path):
+    out = tmp_path / "res"
+    names = ("default", "epasto2022_fig3c")
+    proc = run("-m", f"experiment={','.join(names)}", "scale=smoke", "n_jobs=2",
+               "plugins=[privpub.experiments.tests.toy_plugins]", "add_mechanisms=[toy_copy]",
+               f"results_dir={out}")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    figures = [out / name / "smoke" / "variants" / "add_mechanisms=toy_copy" for name in names]
+    # the texts come back in the jobs' order, the closing line last
+    assert proc.stdout.index(f"figures: {figures[0]}") < proc.stdout.index(
+        f"figures: {figures[1]}") < proc.stdout.index("privpub: claims:")
+    report, timings = out / "report.html", out / "timings.md"
+    for where in figures:  # the plug-in's series drawn by a worker that imported it
+        assert "toy_copy" in (where / "summary.md").read_text()
+        assert (where / "claims.json").is_file()
+        assert report.stat().st_mtime >= (where / "meta.json").stat().st_mtime
+        assert timings.stat().st_mtime >= (where / "meta.json").stat().st_mtime
+    assert all(name in report.read_text() for name in names)
+
+
+@pytest.mark.slow
 def test_multirun_job_with_failures_ends_nonzero_without_losing_other_jobs(tmp_path):
     out = tmp_path / "res"
     proc = run(

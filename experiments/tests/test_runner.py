@@ -371,3 +371,37 @@ def test_a_slow_release_is_computed_once_for_experiments_with_other_metrics(tmp_
     assert summary.n_ok == 2 and len(CALLS) == 2  # 2 repetitions, computed once each
     rows = ResultStore(summary.store).load()
     assert set(rows["metric"]) == {"created_fraction"} and rows["release_cached"].all()
+
+
+def test_a_kept_k_anonymous_release_carries_its_verdict(tmp_path, monkeypatch):
+    """A kept release was verified when computed, by the code its key covers: the next
+    experiment reads the verdict instead of checking the release again; a kept release
+    without one (kept before verdicts were) is checked."""
+    import privpub.experiments.trial as trial
+    import privpub.verify as verify
+
+    monkeypatch.setattr(trial, "RELEASE_CACHE_SECONDS", 0.0)
+    checks = []
+    real = verify.verifier_of(verify.SMOOTH_K_ANONYMITY, "binary_matrix")
+    monkeypatch.setitem(verify._VERIFIERS, (verify.SMOOTH_K_ANONYMITY, "binary_matrix"),
+                        lambda *a: checks.append(1) or real(*a))
+    exp = toy_experiment(mechanisms=[{"name": "smooth_k_anonymity"}], grid={"k": [2, 3]},
+                         repetitions=2, metrics=["jaccard"], plots=[])
+    run = dict(results_dir=tmp_path, progress=False, executor="sequential")
+    run_experiment(resolve_experiment(exp, scale="paper"), **run)
+    assert len(checks) == 4
+    other = resolve_experiment(dict(exp, name="other", metrics=["created_fraction"]),
+                               scale="paper")
+    summary = run_experiment(other, **run)
+    rows = ResultStore(summary.store).load()
+    assert len(checks) == 4 and rows["release_cached"].all() and rows["verified"].all()
+    kept = sorted((tmp_path / ".cache" / "releases").rglob("*.pkl"))
+    assert len(kept) == 4
+    for path in kept:  # as a release kept before verdicts were
+        entry = trial._read_release(path)
+        assert entry.pop("verified") is True
+        trial._write_release(path, entry)
+    third = resolve_experiment(dict(exp, name="third", metrics=["suppressed_fraction"]),
+                               scale="paper")
+    summary = run_experiment(third, **run)
+    assert len(checks) == 8 and ResultStore(summary.store).load()["verified"].all()

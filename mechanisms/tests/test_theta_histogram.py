@@ -76,6 +76,24 @@ def test_quality_is_equation_1():
         assert q[i] == pytest.approx(want, rel=1e-12)
 
 
+
+def test_quality_reuses_the_profiles_deviation_term(monkeypatch):
+    """Eq. (1)'s deviation term has no epsilon: computed once per profile, then read back
+    (a release at another epsilon on the same cached profile gets the same numbers as on a
+    fresh one)."""
+    g = random_graph(np.random.default_rng(1), 40, 0.25)
+    calls = []
+    kernel = th._deviation_loss
+    monkeypatch.setattr(th, "_deviation_loss", lambda *a: calls.append(1) or kernel(*a))
+    prof = projection_profile(g, 12)
+    first = [th.histogram_quality(prof, eps) for eps in (0.45, 1.3, 0.45)]
+    assert len(calls) == 1
+    fresh = th.histogram_quality(all_theta_histograms(g.edges(), g.n_nodes, 12), 1.3)
+    assert len(calls) == 2
+    np.testing.assert_array_equal(first[1], fresh)
+    np.testing.assert_array_equal(first[0], first[2])
+    assert not th.folded_histograms(prof).flags.writeable
+
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_lemma_2_sensitivity_by_brute_force(n):
     """|q^h(G) - q^h(G')| <= 6 Theta + 4 over all graphs on n nodes, all node neighbours

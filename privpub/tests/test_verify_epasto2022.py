@@ -143,3 +143,24 @@ def test_row_classes_survive_hash_collisions(monkeypatch):
     x = (np.random.default_rng(3).random((n, 5)) < 0.3).astype(np.int8)
     assert _same_partition(verify.row_classes(x), _classes_by_bytes(x))
     assert len(set(verify.row_classes(x).tolist())) == len(set(map(bytes, x)))
+
+
+def test_a_canonical_release_is_read_in_place_anything_else_converted_first():
+    """The verifiers convert a release once and read it in place after (a release is checked
+    several times): only an int8, canonical, all-ones CSR is taken as it is."""
+    from privpub.types import as_binary_matrix
+    from privpub.verify import _binary
+
+    canonical = as_binary_matrix(X)
+    assert _binary(canonical) is canonical
+    for other in (X, sp.csr_array(X), sp.csr_array(X.astype(np.int8) * 2)):
+        if other is X or other.max() == 1:
+            got = _binary(other)
+            assert got is not other and (got != canonical).nnz == 0
+        else:
+            with pytest.raises(Exception, match="0/1"):
+                _binary(other)
+    # a release breaking its clusters is still caught after the conversion
+    bad = _wrap(GOOD_SMOOTH[:5] + [[0, 1, 1, 1]])
+    with pytest.raises(PrivpubError, match="is not smooth-3-anonymous"):
+        verify_release("smooth-k-anonymity", X, bad, {"k": 3})
