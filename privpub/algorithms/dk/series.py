@@ -17,8 +17,11 @@ References
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
+from privpub.cache import register_clear
 from privpub.errors import PrivpubError
 from privpub.types import Graph, JointDegree
 
@@ -44,13 +47,29 @@ def check_graph(graph, who: str = "a dK-2 mechanism") -> Graph:
     return graph
 
 
+#: joint_degree's cells per graph object, while it lives: a graph is immutable, and the
+#: trials of a worker release from one dataset object (sala2011's DRC, LDRC and dK-PA).
+#: Emptied by :func:`privpub.cache.cold` (running-time experiments).
+_SERIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+register_clear(_SERIES.clear)
+
+
 def joint_degree(graph: Graph) -> JointDegree:
     """The dK-2 series of ``graph``: for every unordered pair of endpoint degrees
     ``(l <= h)`` the number of edges joining such nodes (sala2011 Sec 3.1), beta-ordered.
 
-    Isolated nodes appear in no cell. Vectorised: O(m log m).
+    Isolated nodes appear in no cell. Vectorised: O(m log m), once per graph object (each
+    call returns its own copy).
     """
     check_graph(graph, "joint_degree")
+    cells = _SERIES.get(graph)
+    if cells is None:
+        jd = _joint_degree(graph)
+        cells = _SERIES[graph] = (jd.low, jd.high, jd.counts)
+    return JointDegree(*(a.copy() for a in cells))
+
+
+def _joint_degree(graph: Graph) -> JointDegree:
     deg = graph.degrees()
     edges = graph.edges()
     if edges.size == 0:

@@ -371,3 +371,25 @@ def test_generate_graph_networkx_path_is_the_old_networkx_call(name):
         assert h.n_nodes == expected.n_nodes
         assert np.array_equal(h.edges(), expected.edges())
         assert report.generator == "networkx" and report.dropped == 0 and report.swaps == 0
+
+
+def test_joint_degree_is_computed_once_per_graph_and_returned_as_a_copy(monkeypatch):
+    """The series of a graph object is kept while the graph lives (a worker's trials share
+    their dataset object): the same cells, a copy each call, emptied by cache.cold()."""
+    from privpub.algorithms.dk import series
+    from privpub.cache import cold
+
+    g = Graph.from_networkx(nx.karate_club_graph())
+    calls = []
+    real = series._joint_degree
+    monkeypatch.setattr(series, "_joint_degree", lambda graph: calls.append(1) or real(graph))
+    first = joint_degree(g)
+    first.counts[:] = -1.0  # a caller's changes stay its own
+    second = joint_degree(g)
+    assert len(calls) == 1 and np.all(second.counts > 0)
+    want = real(g)
+    for a, b in ((second.low, want.low), (second.high, want.high), (second.counts, want.counts)):
+        np.testing.assert_array_equal(a, b)
+    with cold():
+        joint_degree(g)
+    assert len(calls) == 2
