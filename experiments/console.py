@@ -436,10 +436,17 @@ def _cmd_data(args, out) -> int:
 
 
 # --------------------------------------------------------------------------- reproduce
-def reproduce_command(paper: str, scale: str, overrides=()) -> list[str]:
-    """The multirun that regenerates every figure and table of ``paper`` (or ``all``):
-    ``privpub run -m ...`` (``python run.py -m ...`` in a checkout is the same command)."""
-    pattern = "glob(*,exclude=default)" if paper == "all" else f"glob({paper}_*)"
+def reproduce_command(papers, scale: str, overrides=()) -> list[str]:
+    """The multirun that regenerates every figure and table of ``papers`` (a paper key, a
+    list of them, or ``all``): ``privpub run -m ...`` (``python run.py -m ...`` in a
+    checkout is the same command)."""
+    papers = [papers] if isinstance(papers, str) else list(papers)
+    if papers == ["all"]:
+        pattern = "glob(*,exclude=default)"
+    elif len(papers) == 1:
+        pattern = f"glob({papers[0]}_*)"
+    else:
+        pattern = f"glob([{','.join(f'{p}_*' for p in papers)}])"
     return ["privpub", "run", "-m", f"experiment={pattern}", f"scale={scale}", *overrides]
 
 
@@ -447,21 +454,28 @@ def _cmd_reproduce(args, out) -> int:
     conf = catalog.conf_dir(args.conf_dir)
     exps = [(p, e) for p, e, _ in catalog.load_experiments(conf)]
     papers = sorted({paper_of((e or {}).get("name") or p.stem, e or {}) for p, e in exps})
-    if args.paper != "all":
-        mine = [p.stem for p, _ in exps if p.stem.startswith(f"{args.paper}_")]
-        if not mine:
-            print(f"privpub: no experiment file conf/experiment/{args.paper}_*.yaml; papers: "
-                  f"{', '.join(papers)} (or all)", file=sys.stderr)
-            return EXIT_USAGE
-    else:
+    chosen = list(dict.fromkeys(args.papers))
+    if "all" in chosen and len(chosen) > 1:
+        print("privpub: reproduce all takes no other paper", file=sys.stderr)
+        return EXIT_USAGE
+    if chosen == ["all"]:
         mine = [p.stem for p, _ in exps if p.stem != "default"]
-    cmd = reproduce_command(args.paper, args.scale, args.overrides)
+    else:
+        mine = []
+        for paper in chosen:
+            found = [p.stem for p, _ in exps if p.stem.startswith(f"{paper}_")]
+            if not found:
+                print(f"privpub: no experiment file conf/experiment/{paper}_*.yaml; papers: "
+                      f"{', '.join(papers)} (or all)", file=sys.stderr)
+                return EXIT_USAGE
+            mine += found
+    cmd = reproduce_command(chosen, args.scale, args.overrides)
     print(shlex.join(cmd), file=out)
     print(f"# {len(mine)} experiment(s): {', '.join(mine)}", file=out)
     if args.print_only:
         return EXIT_OK
     missing, measured = _missing_data_and_time(args, set(mine))
-    print(f"# expected time: {expected_time(args.paper, args.scale)}"
+    print(f"# expected time: {expected_time(chosen, args.scale)}"
           + (f"; the last runs here: {_fmt_seconds(measured)} of work" if measured else ""),
           file=out)
     if missing:
@@ -477,15 +491,20 @@ def _cmd_reproduce(args, out) -> int:
         return app.run(cmd[2:], prog="privpub run")
 
 
-def expected_time(paper: str, scale: str, timings: Path | None = None) -> str:
-    """What docs/timings.md measured for ``paper`` at ``scale`` (from an empty store and with
-    everything stored, 2 cores), or a sentence saying it has no such row. The table comes
-    with the source checkout: installed from a wheel, the times are not measured."""
+def expected_time(papers, scale: str, timings: Path | None = None) -> str:
+    """What docs/timings.md measured for ``papers`` (a key, a list of keys or ``all``) at
+    ``scale`` (from an empty store and with everything stored, 2 cores), or a sentence
+    saying it has no such row. The five seed papers together are its row "all five". The
+    table comes with the source checkout: installed from a wheel, the times are not
+    measured."""
+    from privpub.papers import SEED_PAPERS
+
     if timings is None and CHECKOUT is None:
         return ("not measured for this installation (docs/timings.md, measured on the "
                 "project's 2-core machine, is in the source checkout)")
     timings = timings or CHECKOUT / "docs" / "timings.md"
-    key = "all five" if paper == "all" else paper
+    papers = [papers] if isinstance(papers, str) else list(papers)
+    key = "all five" if set(papers) == set(SEED_PAPERS) else " + ".join(papers)
     try:
         lines = timings.read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -504,7 +523,8 @@ def _missing_data_and_time(args, names: set[str]) -> tuple[list[str], float | No
     given = dict(o.split("=", 1) for o in args.overrides if "=" in o)
     table = experiment_table(conf_dir=args.conf_dir, data_dir=given.get("data_dir"),
                              results_dir=given.get("results_dir", "results"),
-                             paper=None if args.paper == "all" else args.paper,
+                             paper=(args.papers[0] if len(args.papers) == 1
+                                    and args.papers[0] != "all" else None),
                              scales=(args.scale,))
     rows = [e["scales"].get(args.scale) or {} for e in table["experiments"]
             if e["name"] in names]
@@ -601,7 +621,9 @@ def _add_reproduce(sub) -> None:
     rep = sub.add_parser("reproduce", help="regenerate every figure and table of a paper (or "
                          "of all papers): print the command, the expected time and any missing "
                          "data, then run it (--print: only print)")
-    rep.add_argument("paper", help="paper key (e.g. day2016, qardaji2012) or 'all'")
+    rep.add_argument("papers", nargs="+", metavar="paper",
+                     help="paper key(s) (e.g. day2016, or the five seed papers qardaji2012 "
+                     "epasto2022 day2016 sala2011 farias2021) or 'all'")
     rep.add_argument("--scale", choices=SCALES, default="paper",
                      help="smoke | small | paper (default: paper)")
     rep.add_argument("--print", dest="print_only", action="store_true",

@@ -26,7 +26,10 @@ end (seeds included), by :data:`MC_RUNS` Monte Carlo runs (compiled, numba) of
 - LT, linear threshold: weights ``1 / deg(v)`` on ``v``'s edges, thresholds uniform in
   [0, 1] drawn per run.
 
-``k`` runs over :data:`SEEDS`.
+``k`` runs over :data:`SEEDS`. The points of a curve share their runs: each run is one
+cascade that grows its seed set through :data:`SEEDS` (:func:`_cascade_curve`), so each
+point is a mean of :data:`MC_RUNS` independent cascades from its seeds, for the cost of
+the largest seed set's.
 
 Deviation metrics (``reliable_email_deviation``, ``influence_deviation_{ic,wc,lt}``) compare
 the release's curve with the truth's: the largest relative gap ``|ours(k) / truth(k) - 1|``
@@ -250,48 +253,67 @@ def degree_discount_seeds(graph: Graph, k: int, *, p: float = IC_PROBABILITY) ->
 
 
 @njit(cache=True)
-def _cascade(indptr, indices, seeds, runs, model, p, rng):
-    """Mean final active count. model 0: IC(p), 1: WC (1/deg(v)), 2: LT (1/deg(v))."""
+def _cascade_curve(indptr, indices, order, stops, runs, model, p, rng):
+    """Mean final active count from each seed set ``order[:stops[j]]``, from one cascade per
+    run that grows its seed set through the stops. model 0: IC(p), 1: WC (1/deg(v)), 2: LT
+    (1/deg(v)).
+
+    In one run, stage ``j`` adds the seeds ``order[stops[j-1]:stops[j]]`` and continues the
+    propagation of stage ``j - 1``; the active count at its end is the run's value for
+    ``stops[j]``. For a fixed outcome of the run's coins (IC, WC: one per edge ``u -> v``)
+    or thresholds (LT: one per node) the final active set is the least closed set holding
+    the seeds (Kempe, Kleinberg & Tardos, KDD 2003, Sec 2), which does not depend on the
+    order in which activations are processed, so continuing from stage ``j - 1`` ends where
+    a fresh cascade from ``order[:stops[j]]`` would. Each coin or threshold is drawn at most
+    once per run, the first time it is needed, which draws the same outcome distribution
+    as fixing them all up front: every stop's value is a Monte Carlo mean over ``runs``
+    independent cascades, as from its own runs, and the stops share their runs (common
+    random numbers). With one stop this is one cascade per run from ``order[:stops[0]]``.
+    """
     n = indptr.size - 1
-    active = np.zeros(n, np.int64)  # run stamp + 1 when active
+    active = np.zeros(n, np.int64)  # run stamp when active
     acc = np.zeros(n)
     thresh = np.zeros(n)
     tstamp = np.zeros(n, np.int64)
     queue = np.empty(n, np.int64)
-    total = 0.0
+    totals = np.zeros(stops.size)
     for r in range(1, runs + 1):
         tail = 0
-        for s in seeds:
-            if active[s] != r:
-                active[s] = r
-                queue[tail] = s
-                tail += 1
         head = 0
-        while head < tail:
-            u = queue[head]
-            head += 1
-            for q in range(indptr[u], indptr[u + 1]):
-                v = indices[q]
-                if active[v] == r:
-                    continue
-                dv = indptr[v + 1] - indptr[v]
-                if model == 0:
-                    hit = rng.random() < p
-                elif model == 1:
-                    hit = rng.random() < 1.0 / dv
-                else:
-                    if tstamp[v] != r:
-                        tstamp[v] = r
-                        acc[v] = 0.0
-                        thresh[v] = rng.random()
-                    acc[v] += 1.0 / dv
-                    hit = acc[v] >= thresh[v]
-                if hit:
-                    active[v] = r
-                    queue[tail] = v
+        start = 0
+        for j in range(stops.size):
+            for i in range(start, stops[j]):
+                s = order[i]
+                if active[s] != r:
+                    active[s] = r
+                    queue[tail] = s
                     tail += 1
-        total += tail
-    return total / runs
+            start = stops[j]
+            while head < tail:
+                u = queue[head]
+                head += 1
+                for q in range(indptr[u], indptr[u + 1]):
+                    v = indices[q]
+                    if active[v] == r:
+                        continue
+                    dv = indptr[v + 1] - indptr[v]
+                    if model == 0:
+                        hit = rng.random() < p
+                    elif model == 1:
+                        hit = rng.random() < 1.0 / dv
+                    else:
+                        if tstamp[v] != r:
+                            tstamp[v] = r
+                            acc[v] = 0.0
+                            thresh[v] = rng.random()
+                        acc[v] += 1.0 / dv
+                        hit = acc[v] >= thresh[v]
+                    if hit:
+                        active[v] = r
+                        queue[tail] = v
+                        tail += 1
+            totals[j] += tail
+    return totals / runs
 
 
 _MODELS = {"ic": 0, "wc": 1, "lt": 2}
@@ -305,13 +327,25 @@ def spread(graph: Graph, seeds, *, model: str, rng: np.random.Generator,
     if graph.n_nodes == 0 or seeds.size == 0:
         return float(seeds.size)
     indptr, indices = _csr(graph)
-    return float(_cascade(indptr, indices, seeds, int(runs), _MODELS[model], float(p), rng))
+    stops = np.array([seeds.size], dtype=np.int64)
+    return float(_cascade_curve(indptr, indices, seeds, stops, int(runs), _MODELS[model],
+                                float(p), rng)[0])
 
 
 def influence_curve(graph: Graph, *, model: str, rng: np.random.Generator) -> np.ndarray:
-    """Spread of the first ``k`` Degree Discount seeds, for each ``k`` of :data:`SEEDS`."""
+    """Spread of the first ``k`` Degree Discount seeds, for each ``k`` of :data:`SEEDS`.
+
+    :data:`MC_RUNS` cascades, each growing its seed set through the numbers of
+    :data:`SEEDS` (:func:`_cascade_curve`): each point is the mean of :data:`MC_RUNS`
+    independent runs, as from its own cascades, for the cost of the largest seed set's."""
+    rng = check_rng(rng)
     order = degree_discount_seeds(graph, max(SEEDS))
-    return np.array([spread(graph, order[:k], model=model, rng=rng) for k in SEEDS])
+    stops = np.minimum(np.asarray(SEEDS, dtype=np.int64), order.size)
+    if graph.n_nodes == 0:
+        return stops.astype(float)
+    indptr, indices = _csr(graph)
+    return _cascade_curve(indptr, indices, order, stops, MC_RUNS, _MODELS[model],
+                          IC_PROBABILITY, rng)
 
 
 def _spread_curve(model: str):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Paper", "PAPERS", "REFERENCES", "paper_citation"]
+__all__ = ["Paper", "PAPERS", "SEED_PAPERS", "REFERENCES", "paper_citation"]
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,10 @@ _PAPERS = (
 
 #: The papers privpub reproduces (the five seed papers, then PGB), by key, in report order.
 PAPERS: dict[str, Paper] = {p.key: p for p in _PAPERS}
+
+#: The five seed papers (privpub's first five reproductions), in report order: ``privpub
+#: reproduce`` with these five keys is the paper suite of docs/timings.md ("all five").
+SEED_PAPERS: tuple[str, ...] = tuple(PAPERS)[:5]
 
 
 #: Outside references the leaderboards cite (``reference:`` in ``conf/task/*.yaml``): works

@@ -245,6 +245,14 @@ def test_reproduce_prints_the_glob_command():
     code, text = run("reproduce", "all", "n_jobs=2", "--print")
     assert "-m 'experiment=glob(*,exclude=default)' scale=paper n_jobs=2" in text
     assert run("reproduce", "nosuchpaper2000")[0] == 2
+    # several papers: one multirun over their experiments, in the order given
+    code, text = run("reproduce", "sala2011", "day2016", "--scale", "smoke", "--print")
+    assert code == 0
+    assert "-m 'experiment=glob([sala2011_*,day2016_*])' scale=smoke" in text.splitlines()[0]
+    listed = text.splitlines()[1]
+    assert "sala2011_fig9" in listed and "day2016_fig8" in listed and "qardaji" not in listed
+    assert run("reproduce", "day2016", "nosuchpaper2000", "--print")[0] == 2
+    assert run("reproduce", "all", "day2016", "--print")[0] == 2
 
 
 def test_reproduce_runs_the_paper_after_saying_how_long_and_what_data_is_missing(
@@ -278,6 +286,13 @@ def test_reproduce_with_a_bad_override_stops_before_any_experiment_runs(tmp_path
 def test_expected_time_comes_from_the_timing_table():
     assert console.expected_time("day2016", "paper").startswith("20.4 min from an empty store")
     assert "not measured" in console.expected_time("day2016", "smoke")
+    from privpub.papers import SEED_PAPERS
+
+    assert SEED_PAPERS == ("qardaji2012", "epasto2022", "day2016", "sala2011", "farias2021")
+    five = console.expected_time(list(reversed(SEED_PAPERS)), "smoke")
+    assert five.startswith("1.2 min from an empty store")  # the row "all five"
+    assert "no row for day2016 + sala2011" in console.expected_time(["day2016", "sala2011"],
+                                                                    "paper")
 
 
 def test_reproduce_glob_expands_to_the_papers_experiments():
@@ -295,6 +310,8 @@ def test_reproduce_glob_expands_to_the_papers_experiments():
     stems = sorted(p.stem for p in EXPERIMENTS)
     assert jobs("qardaji2012") == [s for s in stems if s.startswith("qardaji2012_")]
     assert jobs("all") == [s for s in stems if s != "default"]
+    assert jobs(["sala2011", "qardaji2012"]) == [
+        s for s in stems if s.startswith(("sala2011_", "qardaji2012_"))]
 
 
 # --------------------------------------------------------------------------- speed

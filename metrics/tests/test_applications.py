@@ -77,6 +77,119 @@ def test_cascades_on_hand_made_graphs():
     assert spread(star, [0], model="wc", rng=rng(), runs=100) == 6
 
 
+def _staged_run(indptr, indices, order, stops, model, coin, threshold):
+    """One run of :func:`_cascade_curve` in plain Python: the active counts at the stops.
+    ``coin(v, dv)`` decides an IC / WC activation attempt on ``v``, ``threshold(v)`` is
+    ``v``'s LT threshold (asked once per node, the first time ``v`` is reached)."""
+    active, queue, acc, thresh, counts = set(), [], {}, {}, []
+    start = 0
+    for stop in stops:
+        for s in order[start:stop]:
+            if s not in active:
+                active.add(s)
+                queue.append(s)
+        start = stop
+        while queue:
+            u = queue.pop(0)
+            for v in indices[indptr[u]:indptr[u + 1]]:
+                if v in active:
+                    continue
+                dv = indptr[v + 1] - indptr[v]
+                if model == 2:
+                    if v not in thresh:
+                        thresh[v], acc[v] = threshold(v), 0.0
+                    acc[v] += 1.0 / dv
+                    hit = acc[v] >= thresh[v]
+                else:
+                    hit = coin(u, v, dv)
+                if hit:
+                    active.add(v)
+                    queue.append(v)
+        counts.append(set(active))
+    return counts
+
+
+def _closure(indptr, indices, seeds, model, live, thresh):
+    """The final active set from ``seeds`` for fixed coins ``live[(u, v)]`` (IC, WC) or
+    thresholds ``thresh[v]`` (LT): the least set holding the seeds that no node can join."""
+    active = set(seeds)
+    changed = True
+    while changed:
+        changed = False
+        for v in range(len(indptr) - 1):
+            if v in active:
+                continue
+            nbrs = indices[indptr[v]:indptr[v + 1]]
+            if model == 2:
+                joins = sum(u in active for u in nbrs) / len(nbrs) >= thresh[v]
+            else:
+                joins = any(u in active and live[(u, v)] for u in nbrs)
+            if joins:
+                active.add(v)
+                changed = True
+    return active
+
+
+@pytest.mark.parametrize("model", [0, 1, 2])
+def test_staged_cascades_are_the_kernel_and_end_where_fresh_cascades_end(model):
+    """sala2011 Fig. 9's curves: one cascade per run grows its seed set through the seed
+    counts. (1) The compiled kernel draws and counts exactly what the plain staged run does.
+    (2) For fixed coins / thresholds, the staged run ends each stage on the final set of a
+    fresh cascade from that stage's seeds (their closure), whatever the stages before."""
+    from privpub.metrics.applications import _cascade_curve
+
+    p = 0.2
+    for seed in range(4):
+        g = Graph.from_networkx(nx.gnm_random_graph(30, 70, seed=seed))
+        indptr = g.adjacency.indptr.astype(np.int64)
+        indices = g.adjacency.indices.astype(np.int64)
+        order = degree_discount_seeds(g, 12)
+        stops = np.array([1, 2, 5, 12], dtype=np.int64)
+        ours = _cascade_curve(indptr, indices, order, stops, 200, model, p, rng(seed))
+        draws = rng(seed)
+
+        def coin(u, v, dv, draws=draws):
+            return draws.random() < (p if model == 0 else 1.0 / dv)
+
+        def threshold(v, draws=draws):
+            return draws.random()
+
+        ref = np.mean([[len(a) for a in _staged_run(indptr, indices, order, stops, model,
+                                                     coin, threshold)]
+                       for _ in range(200)], axis=0)
+        assert np.array_equal(ours, ref)
+        outcome = rng(100 + seed)
+        for _ in range(20):
+            deg = np.diff(indptr)
+            live = {(u, v): outcome.random() < (p if model == 0 else 1.0 / deg[v])
+                    for u in range(g.n_nodes) for v in indices[indptr[u]:indptr[u + 1]]}
+            thresh = outcome.random(g.n_nodes)
+            staged = _staged_run(indptr, indices, order, stops, model,
+                                 lambda u, v, dv, live=live: live[(u, v)],
+                                 lambda v, thresh=thresh: thresh[v])
+            for stop, active in zip(stops, staged, strict=True):
+                assert active == _closure(indptr, indices, order[:stop], model, live, thresh)
+
+
+@pytest.mark.parametrize("model", ["ic", "wc", "lt"])
+def test_influence_curve_agrees_with_a_cascade_per_point(model):
+    """The staged curve (runs shared by the points) against independent runs per point
+    (:func:`spread`, the estimator before): equal means within the Monte Carlo error."""
+    from privpub.metrics import applications as app
+
+    g = Graph.from_networkx(nx.barabasi_albert_graph(300, 3, seed=5))
+    order = degree_discount_seeds(g, max(SEEDS))
+    runs = 4000
+    curve = app._cascade_curve(
+        g.adjacency.indptr.astype(np.int64), g.adjacency.indices.astype(np.int64), order,
+        np.asarray(SEEDS, dtype=np.int64), runs, app._MODELS[model], 0.05, rng(1))
+    for k, value in zip(SEEDS, curve, strict=True):
+        per_run = [spread(g, order[:k], model=model, rng=rng(10_000 + i), runs=1, p=0.05)
+                   for i in range(400)]
+        se = np.std(per_run) * np.sqrt(1 / runs + 1 / len(per_run))
+        assert abs(value - np.mean(per_run)) < 4 * se + 1e-9, (k, value, np.mean(per_run))
+
+
 def test_influence_curves_grow_with_seeds():
     g = load_dataset("karate")
     for metric in (influence_ic, influence_wc, influence_lt):
