@@ -26,10 +26,11 @@ end (seeds included), by :data:`MC_RUNS` Monte Carlo runs (compiled, numba) of
 - LT, linear threshold: weights ``1 / deg(v)`` on ``v``'s edges, thresholds uniform in
   [0, 1] drawn per run.
 
-``k`` runs over :data:`SEEDS`. The points of a curve share their runs: each run is one
-cascade that grows its seed set through :data:`SEEDS` (:func:`_cascade_curve`), so each
-point is a mean of :data:`MC_RUNS` independent cascades from its seeds, for the cost of
-the largest seed set's.
+``k`` runs over :data:`SEEDS`. Each run draws a live-edge graph, whose reach from the seeds
+has the distribution of the process's final active set (Kempe, Kleinberg & Tardos, KDD
+2003: Claim 2.3 for IC and WC, Theorem 2.5 for LT), and grows its seed set through
+:data:`SEEDS` (:func:`_cascade_curve`): the points of a curve share their runs, and each is
+a mean of :data:`MC_RUNS` independent cascades from its seeds.
 
 Deviation metrics (``reliable_email_deviation``, ``influence_deviation_{ic,wc,lt}``) compare
 the release's curve with the truth's: the largest relative gap ``|ours(k) / truth(k) - 1|``
@@ -253,31 +254,88 @@ def degree_discount_seeds(graph: Graph, k: int, *, p: float = IC_PROBABILITY) ->
 
 
 @njit(cache=True)
+def _skip(rng, log_q):
+    """Failures before the next success of Bernoulli trials that fail with probability ``q =
+    exp(log_q)``: one geometric draw (one uniform), as a float (it may exceed any index)."""
+    return np.floor(np.log(1.0 - rng.random()) / log_q)
+
+
+@njit(cache=True)
+def _live_in_edges(indptr, indices, model, log_q, rng, src, dst):
+    """One run's live edges ``src[i] -> dst[i]``, ``i <`` the returned count, drawn node by
+    node over each node's in-edges. WC (model 1): every edge ``u -> v`` is live with
+    probability ``1 / deg(v)``, independently (Kempe et al. 2003, Claim 2.3: a cascade
+    whose coins are flipped in advance); the live in-edges of ``v`` are reached by geometric
+    skips, ``Binomial(deg(v), 1 / deg(v))`` of them (one on average). LT (model 2): every
+    node of degree > 0 picks exactly one in-edge, uniformly (weights ``1 / deg(v)``, which
+    sum to 1: Kempe et al. 2003, Theorem 2.5, the live-edge form of the threshold model).
+    ``log_q[v] = log(1 - 1 / deg(v))`` (WC)."""
+    n = indptr.size - 1
+    count = 0
+    for v in range(n):
+        lo, hi = indptr[v], indptr[v + 1]
+        dv = hi - lo
+        if dv == 0:
+            continue
+        if model == 2:
+            src[count] = indices[lo + int(rng.random() * dv)]
+            dst[count] = v
+            count += 1
+        else:
+            j = lo + _skip(rng, log_q[v])
+            while j < hi:
+                src[count] = indices[int(j)]
+                dst[count] = v
+                count += 1
+                j += 1.0 + _skip(rng, log_q[v])
+    return count
+
+
+@njit(cache=True)
 def _cascade_curve(indptr, indices, order, stops, runs, model, p, rng):
     """Mean final active count from each seed set ``order[:stops[j]]``, from one cascade per
     run that grows its seed set through the stops. model 0: IC(p), 1: WC (1/deg(v)), 2: LT
     (1/deg(v)).
 
-    In one run, stage ``j`` adds the seeds ``order[stops[j-1]:stops[j]]`` and continues the
-    propagation of stage ``j - 1``; the active count at its end is the run's value for
-    ``stops[j]``. For a fixed outcome of the run's coins (IC, WC: one per edge ``u -> v``)
-    or thresholds (LT: one per node) the final active set is the least closed set holding
-    the seeds (Kempe, Kleinberg & Tardos, KDD 2003, Sec 2), which does not depend on the
-    order in which activations are processed, so continuing from stage ``j - 1`` ends where
-    a fresh cascade from ``order[:stops[j]]`` would. Each coin or threshold is drawn at most
-    once per run, the first time it is needed, which draws the same outcome distribution
-    as fixing them all up front: every stop's value is a Monte Carlo mean over ``runs``
-    independent cascades, as from its own runs, and the stops share their runs (common
-    random numbers). With one stop this is one cascade per run from ``order[:stops[0]]``.
+    Each run draws a live-edge graph (Kempe, Kleinberg & Tardos, KDD 2003, Sec 2): the
+    final active set of a cascade is the set its seeds reach over live edges, with the
+    distribution of the literal process. IC: every edge ``u -> v`` is live with probability
+    ``p``, drawn when ``u`` is reached, by geometric skips over ``u``'s edges (cost: the live
+    edges, not ``deg(u)``). WC and LT: :func:`_live_in_edges` draws the whole run's live
+    edges, about one per node, before the traversal (cost: ``n`` per run instead of the
+    edges of every active node). In one run, stage ``j`` adds the seeds
+    ``order[stops[j-1]:stops[j]]`` and continues the traversal of stage ``j - 1``: what the
+    seeds reach does not depend on the order of the traversal, so each stage ends on the
+    set a fresh cascade from ``order[:stops[j]]`` would reach. Every stop's value is a Monte
+    Carlo mean over ``runs`` independent cascades, as from its own runs, and the stops
+    share their runs (common random numbers).
     """
     n = indptr.size - 1
     active = np.zeros(n, np.int64)  # run stamp when active
-    acc = np.zeros(n)
-    thresh = np.zeros(n)
-    tstamp = np.zeros(n, np.int64)
     queue = np.empty(n, np.int64)
     totals = np.zeros(stops.size)
+    live = model != 0
+    src = np.empty(indices.size if model == 1 else n, np.int64)
+    dst = np.empty_like(src)
+    ptr = np.zeros(n + 1, np.int64)
+    child = np.empty_like(src)
+    log_q = np.log1p(-p) if model == 0 and p < 1.0 else -np.inf
+    deg = (indptr[1:] - indptr[:-1]).astype(np.float64)
+    log_q_in = np.log1p(-1.0 / np.maximum(deg, 1.0))  # WC: -inf where deg(v) = 1
     for r in range(1, runs + 1):
+        if live:  # this run's live edges, as out-lists (a counting sort by source)
+            count = _live_in_edges(indptr, indices, model, log_q_in, rng, src, dst)
+            ptr[:] = 0
+            for i in range(count):
+                ptr[src[i] + 1] += 1
+            for u in range(n):
+                ptr[u + 1] += ptr[u]
+            for i in range(count):
+                child[ptr[src[i]]] = dst[i]
+                ptr[src[i]] += 1
+            for u in range(n, 0, -1):
+                ptr[u] = ptr[u - 1]
+            ptr[0] = 0
         tail = 0
         head = 0
         start = 0
@@ -292,31 +350,33 @@ def _cascade_curve(indptr, indices, order, stops, runs, model, p, rng):
             while head < tail:
                 u = queue[head]
                 head += 1
-                for q in range(indptr[u], indptr[u + 1]):
-                    v = indices[q]
-                    if active[v] == r:
-                        continue
-                    dv = indptr[v + 1] - indptr[v]
-                    if model == 0:
-                        hit = rng.random() < p
-                    elif model == 1:
-                        hit = rng.random() < 1.0 / dv
-                    else:
-                        if tstamp[v] != r:
-                            tstamp[v] = r
-                            acc[v] = 0.0
-                            thresh[v] = rng.random()
-                        acc[v] += 1.0 / dv
-                        hit = acc[v] >= thresh[v]
-                    if hit:
-                        active[v] = r
-                        queue[tail] = v
-                        tail += 1
+                if live:
+                    for q in range(ptr[u], ptr[u + 1]):
+                        v = child[q]
+                        if active[v] != r:
+                            active[v] = r
+                            queue[tail] = v
+                            tail += 1
+                elif p > 0.0:
+                    hi = indptr[u + 1]
+                    q = indptr[u] + _skip(rng, log_q)
+                    while q < hi:
+                        v = indices[int(q)]
+                        if active[v] != r:
+                            active[v] = r
+                            queue[tail] = v
+                            tail += 1
+                        q += 1.0 + _skip(rng, log_q)
             totals[j] += tail
     return totals / runs
 
 
 _MODELS = {"ic": 0, "wc": 1, "lt": 2}
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 def spread(graph: Graph, seeds, *, model: str, rng: np.random.Generator,
@@ -339,7 +399,8 @@ def influence_curve(graph: Graph, *, model: str, rng: np.random.Generator) -> np
     :data:`SEEDS` (:func:`_cascade_curve`): each point is the mean of :data:`MC_RUNS`
     independent runs, as from its own cascades, for the cost of the largest seed set's."""
     rng = check_rng(rng)
-    order = degree_discount_seeds(graph, max(SEEDS))
+    order = memo(graph, ("degree_discount", max(SEEDS)), lambda: _read_only(
+        degree_discount_seeds(graph, max(SEEDS))))  # one order for the three models
     stops = np.minimum(np.asarray(SEEDS, dtype=np.int64), order.size)
     if graph.n_nodes == 0:
         return stops.astype(float)

@@ -77,117 +77,121 @@ def test_cascades_on_hand_made_graphs():
     assert spread(star, [0], model="wc", rng=rng(), runs=100) == 6
 
 
-def _staged_run(indptr, indices, order, stops, model, coin, threshold):
-    """One run of :func:`_cascade_curve` in plain Python: the active counts at the stops.
-    ``coin(v, dv)`` decides an IC / WC activation attempt on ``v``, ``threshold(v)`` is
-    ``v``'s LT threshold (asked once per node, the first time ``v`` is reached)."""
-    active, queue, acc, thresh, counts = set(), [], {}, {}, []
-    start = 0
-    for stop in stops:
-        for s in order[start:stop]:
-            if s not in active:
-                active.add(s)
-                queue.append(s)
-        start = stop
-        while queue:
-            u = queue.pop(0)
-            for v in indices[indptr[u]:indptr[u + 1]]:
-                if v in active:
-                    continue
-                dv = indptr[v + 1] - indptr[v]
-                if model == 2:
-                    if v not in thresh:
-                        thresh[v], acc[v] = threshold(v), 0.0
-                    acc[v] += 1.0 / dv
-                    hit = acc[v] >= thresh[v]
-                else:
-                    hit = coin(u, v, dv)
-                if hit:
-                    active.add(v)
-                    queue.append(v)
-        counts.append(set(active))
-    return counts
+def _reach(n, arcs, seeds):
+    """The nodes ``seeds`` reach over the directed ``arcs``."""
+    out = {u: [] for u in range(n)}
+    for u, v in arcs:
+        out[u].append(v)
+    seen, todo = set(seeds), list(seeds)
+    while todo:
+        for v in out[todo.pop()]:
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
 
 
-def _closure(indptr, indices, seeds, model, live, thresh):
-    """The final active set from ``seeds`` for fixed coins ``live[(u, v)]`` (IC, WC) or
-    thresholds ``thresh[v]`` (LT): the least set holding the seeds that no node can join."""
+def _exact_spread(g: Graph, seed_sets, model: str, p: float):
+    """The exact mean and variance of the final active count from each seed set, by
+    enumerating every live-edge graph with its probability: IC / WC, each arc ``u -> v`` live
+    independently with probability ``p`` / ``1 / deg(v)``; LT, each node of degree > 0
+    picks one neighbour as its live in-arc, uniformly."""
+    import itertools
+
+    n, deg = g.n_nodes, np.diff(g.adjacency.indptr)
+    nbrs = [list(g.adjacency.indices[g.adjacency.indptr[v]:g.adjacency.indptr[v + 1]])
+            for v in range(n)]
+    if model == "lt":
+        choices = [[(u, v) for u in nbrs[v]] or [None] for v in range(n)]
+        weight = np.prod([1 / max(deg[v], 1) for v in range(n)])
+        worlds = [([a for a in pick if a], weight) for pick in itertools.product(*choices)]
+    else:
+        arcs = [(u, v) for v in range(n) for u in nbrs[v]]
+        prob = [p if model == "ic" else 1 / deg[v] for _, v in arcs]
+        worlds = []
+        for live in itertools.product((0, 1), repeat=len(arcs)):
+            w = np.prod([q if x else 1 - q for x, q in zip(live, prob, strict=True)])
+            worlds.append(([a for a, x in zip(arcs, live, strict=True) if x], w))
+    out = []
+    for seeds in seed_sets:
+        sizes = np.array([len(_reach(n, arcs, seeds)) for arcs, _ in worlds], float)
+        w = np.array([w for _, w in worlds])
+        assert w.sum() == pytest.approx(1.0)
+        mean = float(sizes @ w)
+        out.append((mean, float((sizes - mean) ** 2 @ w)))
+    return out
+
+
+def _threshold_cascade(g: Graph, seeds, draw) -> int:
+    """The literal Linear Threshold process (Kempe et al. 2003, Sec 2): weights 1 / deg(v),
+    a uniform threshold per node, activation rounds until nothing changes."""
+    indptr, indices = g.adjacency.indptr, g.adjacency.indices
+    thresh = draw.random(g.n_nodes)
     active = set(seeds)
     changed = True
     while changed:
         changed = False
-        for v in range(len(indptr) - 1):
-            if v in active:
-                continue
+        for v in range(g.n_nodes):
             nbrs = indices[indptr[v]:indptr[v + 1]]
-            if model == 2:
-                joins = sum(u in active for u in nbrs) / len(nbrs) >= thresh[v]
-            else:
-                joins = any(u in active and live[(u, v)] for u in nbrs)
-            if joins:
+            if v not in active and len(nbrs) and \
+                    sum(u in active for u in nbrs) / len(nbrs) >= thresh[v]:
                 active.add(v)
                 changed = True
-    return active
+    return len(active)
 
 
-@pytest.mark.parametrize("model", [0, 1, 2])
-def test_staged_cascades_are_the_kernel_and_end_where_fresh_cascades_end(model):
-    """sala2011 Fig. 9's curves: one cascade per run grows its seed set through the seed
-    counts. (1) The compiled kernel draws and counts exactly what the plain staged run does.
-    (2) For fixed coins / thresholds, the staged run ends each stage on the final set of a
-    fresh cascade from that stage's seeds (their closure), whatever the stages before."""
-    from privpub.metrics.applications import _cascade_curve
-
-    p = 0.2
-    for seed in range(4):
-        g = Graph.from_networkx(nx.gnm_random_graph(30, 70, seed=seed))
-        indptr = g.adjacency.indptr.astype(np.int64)
-        indices = g.adjacency.indices.astype(np.int64)
-        order = degree_discount_seeds(g, 12)
-        stops = np.array([1, 2, 5, 12], dtype=np.int64)
-        ours = _cascade_curve(indptr, indices, order, stops, 200, model, p, rng(seed))
-        draws = rng(seed)
-
-        def coin(u, v, dv, draws=draws):
-            return draws.random() < (p if model == 0 else 1.0 / dv)
-
-        def threshold(v, draws=draws):
-            return draws.random()
-
-        ref = np.mean([[len(a) for a in _staged_run(indptr, indices, order, stops, model,
-                                                     coin, threshold)]
-                       for _ in range(200)], axis=0)
-        assert np.array_equal(ours, ref)
-        outcome = rng(100 + seed)
-        for _ in range(20):
-            deg = np.diff(indptr)
-            live = {(u, v): outcome.random() < (p if model == 0 else 1.0 / deg[v])
-                    for u in range(g.n_nodes) for v in indices[indptr[u]:indptr[u + 1]]}
-            thresh = outcome.random(g.n_nodes)
-            staged = _staged_run(indptr, indices, order, stops, model,
-                                 lambda u, v, dv, live=live: live[(u, v)],
-                                 lambda v, thresh=thresh: thresh[v])
-            for stop, active in zip(stops, staged, strict=True):
-                assert active == _closure(indptr, indices, order[:stop], model, live, thresh)
+SMALL_GRAPHS = {
+    "path": Graph.from_edges([(0, 1), (1, 2), (2, 3)]),
+    "star+isolated": Graph.from_edges([(0, 1), (0, 2), (0, 3)], n_nodes=5),
+    "triangle+tail": Graph.from_edges([(0, 1), (1, 2), (0, 2), (2, 3), (3, 4)]),
+    "random": Graph.from_networkx(nx.gnm_random_graph(6, 7, seed=3)),
+}
 
 
+@pytest.mark.parametrize("name", sorted(SMALL_GRAPHS))
 @pytest.mark.parametrize("model", ["ic", "wc", "lt"])
-def test_influence_curve_agrees_with_a_cascade_per_point(model):
-    """The staged curve (runs shared by the points) against independent runs per point
-    (:func:`spread`, the estimator before): equal means within the Monte Carlo error."""
+def test_the_cascade_kernel_has_the_exact_expected_spread_at_every_stop(name, model):
+    """sala2011 Fig. 9's estimator: one live-edge graph per run, the seed set grown through
+    the stops. Against the exact expectation (every live-edge graph enumerated) at each
+    stop, within 5 standard errors of 100,000 runs; and `spread` (one seed set) too."""
     from privpub.metrics import applications as app
 
-    g = Graph.from_networkx(nx.barabasi_albert_graph(300, 3, seed=5))
-    order = degree_discount_seeds(g, max(SEEDS))
-    runs = 4000
-    curve = app._cascade_curve(
-        g.adjacency.indptr.astype(np.int64), g.adjacency.indices.astype(np.int64), order,
-        np.asarray(SEEDS, dtype=np.int64), runs, app._MODELS[model], 0.05, rng(1))
-    for k, value in zip(SEEDS, curve, strict=True):
-        per_run = [spread(g, order[:k], model=model, rng=rng(10_000 + i), runs=1, p=0.05)
-                   for i in range(400)]
-        se = np.std(per_run) * np.sqrt(1 / runs + 1 / len(per_run))
-        assert abs(value - np.mean(per_run)) < 4 * se + 1e-9, (k, value, np.mean(per_run))
+    g = SMALL_GRAPHS[name]
+    order = np.array([0, 3, 1, 2], dtype=np.int64)
+    stops = np.array([1, 2, 4], dtype=np.int64)
+    runs, p = 100_000, 0.3
+    ours = app._cascade_curve(g.adjacency.indptr.astype(np.int64),
+                              g.adjacency.indices.astype(np.int64), order, stops, runs,
+                              app._MODELS[model], p, rng(1))
+    exact = _exact_spread(g, [order[:k] for k in stops], model, p)
+    for value, (mean, var) in zip(ours, exact, strict=True):
+        assert abs(value - mean) <= 5 * np.sqrt(var / runs) + 1e-12, (value, mean)
+    assert spread(g, order[:2], model=model, rng=rng(2), runs=runs, p=p) == pytest.approx(
+        exact[1][0], abs=5 * np.sqrt(exact[1][1] / runs) + 1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_GRAPHS))
+def test_the_live_edge_form_is_the_threshold_process(name):
+    """Kempe et al. 2003, Theorem 2.5, checked here rather than assumed: the literal
+    threshold process (uniform thresholds, weights 1 / deg(v)) against the exact spread of
+    its live-edge form, within 5 standard errors of 20,000 runs."""
+    g = SMALL_GRAPHS[name]
+    runs, draw = 20_000, rng(3)
+    for seeds in ([0], [0, 3]):
+        ((mean, var),) = _exact_spread(g, [seeds], "lt", 0.0)
+        literal = np.mean([_threshold_cascade(g, seeds, draw) for _ in range(runs)])
+        assert abs(literal - mean) <= 5 * np.sqrt(var / runs) + 1e-12, (literal, mean)
+
+
+def test_ic_edge_probabilities_at_the_ends():
+    """p = 1 reaches the seeds' components, p = 0 only the seeds, at every stop."""
+    from privpub.metrics import applications as app
+
+    g = Graph.from_edges([(0, 1), (1, 2), (3, 4)], n_nodes=6)
+    args = (g.adjacency.indptr.astype(np.int64), g.adjacency.indices.astype(np.int64),
+            np.array([0, 3, 5], dtype=np.int64), np.array([1, 2, 3], dtype=np.int64), 50, 0)
+    assert app._cascade_curve(*args, 1.0, rng()).tolist() == [3, 5, 6]
+    assert app._cascade_curve(*args, 0.0, rng()).tolist() == [1, 2, 3]
 
 
 def test_influence_curves_grow_with_seeds():
