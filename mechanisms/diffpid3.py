@@ -601,7 +601,9 @@ class _Builder:
         self.vstart = np.concatenate([[0], np.cumsum(self.size_of)])  # value offsets
         self.cstart = self.vstart * n_classes  # cell offsets
         self.x = x  # value codes, to route the records to the children
-        self.keys = x * n_classes + y[:, None] + self.cstart[None, :-1]
+        self.keys = x * n_classes  # in place below: one array of the table's size
+        self.keys += y[:, None]
+        self.keys += self.cstart[None, :-1]
         self.n_cells = int(self.cstart[-1])
         self.attribute: list[int] = []
         self.first_child: list[int] = []
