@@ -53,7 +53,7 @@ from privpub.algorithms.encoding import EncodedTable, TableEncoder
 from privpub.algorithms.pairwise import pairwise_sum
 from privpub.errors import PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
-from privpub.noise import exponential_mechanism, laplace_mechanism
+from privpub.noise import exponential_mechanism, laplace_noise
 from privpub.registry import RECORD_DP, register_mechanism
 from privpub.types import Kind, Table
 from privpub.validation import check_depth, check_epsilon, check_positive_int, check_rng
@@ -197,6 +197,26 @@ def _utilities(counts, tj, lo, vlo, size, n_classes, gini, xlogy_k):  # pragma: 
                 buf[j] = xlogy_k[tj[vlo[k] + j]]
             u[k] = (cells - pairwise_sum(buf, 0, s)) / _LN2
     return u
+
+
+@njit(cache=True, nogil=True)
+def _partition(x, y, rows, attr, n_values, n_classes):  # pragma: no cover - compiled
+    """The records ``rows`` grouped by their value of ``attr`` (a stable counting sort: the
+    order of ``np.argsort(x[rows, attr], kind="stable")``), the group bounds and every
+    group's class counts (``cls[v, c]``)."""
+    cls = np.zeros((n_values, n_classes), dtype=np.int64)
+    for r in rows:
+        cls[x[r, attr], y[r]] += 1
+    bounds = np.zeros(n_values + 1, dtype=np.int64)
+    for v in range(n_values):
+        bounds[v + 1] = bounds[v] + cls[v].sum()
+    pos = bounds[:-1].copy()
+    out = np.empty(rows.size, dtype=np.int64)
+    for r in rows:
+        v = x[r, attr]
+        out[pos[v]] = r
+        pos[v] += 1
+    return out, bounds, cls
 
 
 @njit(cache=True, nogil=True)
@@ -581,7 +601,9 @@ class _Builder:
         self.vstart = np.concatenate([[0], np.cumsum(self.size_of)])  # value offsets
         self.cstart = self.vstart * n_classes  # cell offsets
         self.x = x  # value codes, to route the records to the children
-        self.keys = x * n_classes + y[:, None] + self.cstart[None, :-1]
+        self.keys = x * n_classes  # in place below: one array of the table's size
+        self.keys += y[:, None]
+        self.keys += self.cstart[None, :-1]
         self.n_cells = int(self.cstart[-1])
         self.attribute: list[int] = []
         self.first_child: list[int] = []
@@ -593,11 +615,13 @@ class _Builder:
         self.count_entry = ("noisy count", float(eps), 1.0, "laplace")
         self.leaf_profile = (self.count_entry, ("class counts", float(eps), 1.0, "laplace"))
         self.profiles: dict[int, dict[tuple, int]] = {}
+        self.split_profile: tuple | None = None  # what the first split's selection recorded
+        self.empty_scores: dict[tuple, object] = {}  # see select
         _tables(len(y) + 2)
 
-    def _record(self, level: int, profile: tuple) -> None:
+    def _record(self, level: int, profile: tuple, count: int = 1) -> None:
         counts = self.profiles.setdefault(level, {})
-        counts[profile] = counts.get(profile, 0) + 1
+        counts[profile] = counts.get(profile, 0) + count
 
     def _new(self) -> int:
         self.attribute.append(-1)
@@ -606,7 +630,34 @@ class _Builder:
         return len(self.attribute) - 1
 
     def select(self, rows, attrs, ledger) -> int:
-        """Line 12 of Algorithm 2: the split attribute, by the variant's mechanism."""
+        """Line 12 of Algorithm 2: the split attribute, by the variant's mechanism.
+
+        The scores of an empty node depend only on the attributes left (every count is 0):
+        they are computed once per tree for each such set (many nodes are empty at small
+        budgets, where noisy counts of empty nodes often pass the stopping test)."""
+        key = tuple(attrs) if rows.size == 0 else None
+        scores = self.empty_scores.get(key) if key is not None else None
+        if scores is None:
+            scores = self._scores(rows, attrs)
+            if key is not None:
+                self.empty_scores[key] = scores
+        g = self.delta_global
+        if self.variant == "global":
+            i = exponential_mechanism(scores, sensitivity=g, epsilon=self.eps, rng=self.rng,
+                                      ledger=ledger, label="split attribute (exponential)")
+        elif self.variant == "local":
+            i = local_dampening(scores, epsilon=self.eps, rng=self.rng, ledger=ledger,
+                                label="split attribute (local dampening)")
+        else:
+            u, pen = scores
+            i = shifted_local_dampening(u, penalty=pen, global_sensitivity=g, epsilon=self.eps,
+                                        rng=self.rng, ledger=ledger,
+                                        label="split attribute (shifted local dampening)")
+        return attrs[i]
+
+    def _scores(self, rows, attrs):
+        """What the variant's mechanism selects on: the utilities (global), the dampened
+        utilities (local) or the utilities and their penalties (shifted)."""
         C = self.C
         at = np.asarray(attrs, dtype=np.int64)
         counts = _cell_counts(self.keys, rows, at, self.n_cells)  # 0 for the other attributes
@@ -619,53 +670,84 @@ class _Builder:
         local_gini = gini and self.variant != "global"
         m = np.maximum.reduceat(tj, self.vstart[:-1])[at] if local_gini else np.zeros(at.size)
         if self.variant == "global":
-            i = exponential_mechanism(u, sensitivity=g, epsilon=self.eps, rng=self.rng,
-                                      ledger=ledger, label="split attribute (exponential)")
-        elif self.variant == "local":
-            d = _dampened_scores(u, gini, np.repeat(tj, C), counts, lo, hi,
-                                 m.astype(np.float64), g)
-            i = local_dampening(d, epsilon=self.eps, rng=self.rng, ledger=ledger,
-                                label="split attribute (local dampening)")
-        else:
-            if gini:
-                pen = _gini_penalties(m)
-            else:
-                pen = _ig_penalty_scores(np.repeat(tj, C), counts, lo, hi, g)
-            i = shifted_local_dampening(u, penalty=pen, global_sensitivity=g, epsilon=self.eps,
-                                        rng=self.rng, ledger=ledger,
-                                        label="split attribute (shifted local dampening)")
-        return attrs[i]
+            return u
+        if self.variant == "local":
+            return _dampened_scores(u, gini, np.repeat(tj, C), counts, lo, hi,
+                                    m.astype(np.float64), g)
+        if gini:
+            return u, _gini_penalties(m)
+        return u, _ig_penalty_scores(np.repeat(tj, C), counts, lo, hi, g)
 
     def build(self, rows, attrs, depth, level, t) -> int:
         """Algorithm 2 from a node with the records ``rows`` and the attributes ``attrs``
         left (``t`` the largest domain among them, 1 if none); returns the node's index
         (before :func:`_relabel`)."""
-        node = self._new()
-        noisy_n = float(laplace_mechanism(rows.size, sensitivity=1.0, epsilon=self.eps,
-                                          rng=self.rng, label="noisy count"))
-        if not attrs or depth == 0 or noisy_n / (t * self.C) < _STOP:
-            counts = np.bincount(self.y[rows], minlength=self.C)
-            noisy = laplace_mechanism(counts, sensitivity=1.0, epsilon=self.eps, rng=self.rng,
-                                      label="class counts")
-            self.label[node] = int(noisy.argmax())
-            self._record(level, self.leaf_profile)
-            return node
-        ledger = PrivacyLedger(self.eps)
-        attr = self.select(rows, attrs, ledger)
-        self._record(level, (self.count_entry, *(
-            (e.label, e.epsilon, e.sensitivity, e.primitive) for e in ledger.entries)))
+        cls = np.bincount(self.y[rows], minlength=self.C)[None, :]
+        return self._children(rows, np.array([0, rows.size]), cls, attrs, depth, level, t)[0]
+
+    def _children(self, rows, bounds, cls, attrs, depth, level, t) -> list[int]:
+        """Lines 3-9 of Algorithm 2 for sibling nodes, in order: node ``v`` holds the
+        records ``rows[bounds[v]:bounds[v + 1]]``, with the class counts ``cls[v]``;
+        returns their indices.
+
+        A node draws its noisy count, then either its noisy class counts (a leaf) or its
+        split. Leaves are done in one batch: the noise of all the siblings left is drawn as
+        if they all were leaves (``1 + C`` Laplace draws each, in the order the nodes draw
+        them one by one), up to the first that splits; the generator is then set back and
+        moved on by exactly the draws consumed, so the split and every later draw are as
+        with one node at a time.
+        """
+        C, n = self.C, bounds.size - 1
+        sizes = np.diff(bounds)
+        may_split = bool(attrs) and depth > 0
+        nodes: list[int] = []
+        i = 0
+        while i < n:
+            state = self.rng.bit_generator.state if may_split else None
+            noise = laplace_noise(sensitivity=1.0, epsilon=self.eps, rng=self.rng,
+                                  size=(n - i, 1 + C))
+            n_leaves = n - i
+            if may_split:  # the leaf test of line 3 on every noisy count
+                noisy_n = sizes[i:] + noise[:, 0]
+                split = np.flatnonzero(~(noisy_n / (t * C) < _STOP))
+                n_leaves = int(split[0]) if split.size else n - i
+            if n_leaves:  # lines 4-5: leaves labelled with their largest noisy class count
+                labels = (cls[i:i + n_leaves] + noise[:n_leaves, 1:]).argmax(axis=1)
+                nodes.extend(range(len(self.label), len(self.label) + n_leaves))
+                self.attribute.extend([-1] * n_leaves)
+                self.first_child.extend([-1] * n_leaves)
+                self.label.extend(labels.tolist())
+                self._record(level, self.leaf_profile, n_leaves)
+            i += n_leaves
+            if i == n:
+                break
+            # node i splits: the draws up to its noisy count are the ones consumed
+            self.rng.bit_generator.state = state
+            laplace_noise(sensitivity=1.0, epsilon=self.eps, rng=self.rng,
+                          size=n_leaves * (1 + C) + 1)
+            node = self._new()
+            self._split(node, rows[bounds[i]:bounds[i + 1]], attrs, depth, level)
+            nodes.append(node)
+            i += 1
+        return nodes
+
+    def _split(self, node, rows, attrs, depth, level) -> None:
+        """Lines 10-15 of Algorithm 2: choose the split attribute, then the children."""
+        if self.split_profile is None:
+            ledger = PrivacyLedger(self.eps)
+            attr = self.select(rows, attrs, ledger)
+            self.split_profile = (self.count_entry, *(
+                (e.label, e.epsilon, e.sensitivity, e.primitive) for e in ledger.entries))
+        else:  # every split spends alike (the same budget, label and sensitivity)
+            attr = self.select(rows, attrs, None)
+        self._record(level, self.split_profile)
         self.attribute[node] = attr
-        values = self.x[rows, attr]
-        order = np.argsort(values, kind="stable")
-        bounds = np.searchsorted(values[order], np.arange(self.sizes[attr] + 1))
+        rows, bounds, cls = _partition(self.x, self.y, rows, attr, self.sizes[attr], self.C)
         rest = [a for a in attrs if a != attr]
         t_rest = max((self.sizes[a] for a in rest), default=1)
-        children = []
-        for v in range(self.sizes[attr]):
-            children.append(self.build(rows[order[bounds[v]: bounds[v + 1]]], rest, depth - 1,
-                                       level + 1, t_rest))
-        self.children[node] = children  # made contiguous by _relabel
-        return node
+        # made contiguous by _relabel
+        self.children[node] = self._children(rows, bounds, cls, rest, depth - 1, level + 1,
+                                             t_rest)
 
 
 def _relabel(builder: _Builder):

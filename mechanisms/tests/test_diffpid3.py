@@ -708,3 +708,46 @@ def test_encoded_tables_give_the_same_trees_and_predictions():
     other = TableEncoder.from_schema(table.schema, 3)
     with pytest.raises(PrivpubError, match="encoded"):
         tree.predict(EncodedTable(other, *other.encode(table)))
+
+
+# --------------------------------------------------------------------------- batched nodes
+def test_partition_equals_a_stable_argsort():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        n, size, C = int(rng.integers(0, 300)), int(rng.integers(1, 9)), int(rng.integers(1, 4))
+        x = rng.integers(0, size, size=(n, 3))
+        y = rng.integers(0, C, size=n)
+        rows = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False))
+        attr = int(rng.integers(0, 3))
+        got_rows, got_bounds, got_cls = dp3._partition(x, y, rows, attr, size, C)
+        values = x[rows, attr]
+        order = np.argsort(values, kind="stable")
+        assert np.array_equal(got_rows, rows[order])
+        assert np.array_equal(got_bounds, np.searchsorted(values[order], np.arange(size + 1)))
+        for v in range(size):
+            part = got_rows[got_bounds[v]:got_bounds[v + 1]]
+            assert np.array_equal(got_cls[v], np.bincount(y[part], minlength=C))
+
+
+@pytest.mark.parametrize("variant", ["global", "local", "shifted"])
+@pytest.mark.parametrize("criterion", ["ig", "gini"])
+def test_batched_leaves_draw_as_one_node_at_a_time(variant, criterion):
+    """Leaves are drawn in batches and the generator wound back at a split
+    (:meth:`_Builder._children`): the same tree, ledger and generator state afterwards as
+    the reference, node by node, on budgets where leaves and splits (also of empty nodes)
+    alternate among siblings."""
+    for k, (n, eps, depth) in enumerate([(400, 0.02, 4), (2000, 0.5, 4), (1500, 3.0, 3),
+                                         (60, 0.2, 5), (3000, 0.05, 2)]):
+        table = make_rich_table(n, 20 + k)
+        rng, ref_rng = np.random.default_rng(k), np.random.default_rng(k)
+        ledger = PrivacyLedger(eps)
+        tree = diffpid3(table, epsilon=eps, depth=depth, criterion=criterion, variant=variant,
+                        rng=rng, ledger=ledger)
+        (attribute, first, label), ref_ledger = reference_diffpid3(
+            table, epsilon=eps, depth=depth, criterion=criterion, variant=variant, rng=ref_rng)
+        assert np.array_equal(tree.attribute, attribute)
+        assert np.array_equal(tree.first_child, first)
+        assert np.array_equal(tree.label, label)
+        assert ledger.to_json() == ref_ledger.to_json()
+        assert rng.bit_generator.state == ref_rng.bit_generator.state
+        assert rng.random() == ref_rng.random()
