@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privpub.algorithms.encoding import domain_codes
 from privpub.errors import PrivpubError
 from privpub.metrics._checks import type_name
 from privpub.registry import register_metric
@@ -145,7 +146,7 @@ def _sorted_levels(values) -> tuple:
 
 
 def _codes(col: pd.Series, levels: tuple, name: str, role: str) -> np.ndarray:
-    codes = pd.Index(list(levels)).get_indexer(col.to_numpy()).astype(np.int64)
+    codes = domain_codes(col, levels)
     bad = codes < 0
     if bad.any():
         shown = ", ".join(repr(v) for v in pd.unique(col[bad])[:5])
@@ -283,15 +284,19 @@ class _MixedNB:
 
 
 def _fit_predict(
-    classifier: str, train: EncodedTable, test: EncodedTable, *, categorical: str, seed: int
+    classifier: str, train: EncodedTable, test: EncodedTable, *, categorical: str, seed: int,
+    designs: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Train on ``train`` and return predicted class indices for ``test``."""
+    """Train on ``train`` and return predicted class indices for ``test``. ``designs``:
+    their feature matrices (``design(categorical)``) if already at hand."""
     classes, counts = np.unique(train.y, return_counts=True)
     if classes.size == 1 or classifier == "majority":  # (MLPClassifier refuses one class)
         return np.full(len(test.y), classes[np.argmax(counts)])
     if classifier == "naive_bayes":
         return _MixedNB().fit(train).predict(test)
-    x_train, x_test = train.design(categorical), test.design(categorical)
+    if designs is None:
+        designs = train.design(categorical), test.design(categorical)
+    x_train, x_test = designs
     if classifier == "decision_tree":
         from sklearn.tree import DecisionTreeClassifier
 
@@ -386,11 +391,15 @@ def accuracy_cv(
         folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=split_seed)
     else:
         folds = KFold(n_splits=n_folds, shuffle=True, random_state=split_seed)
+    # the feature matrix of trees and MLPs, built once: a fold's rows of it are the matrix
+    # of the fold (the encoding is row by row)
+    x = enc.design(categorical) if classifier in ("decision_tree", "mlp") else None
     correct = 0
     for train_idx, test_idx in folds.split(np.zeros(n), enc.y):
         test = enc.take(test_idx)
         pred = _fit_predict(
-            classifier, enc.take(train_idx), test, categorical=categorical, seed=model_seed
+            classifier, enc.take(train_idx), test, categorical=categorical, seed=model_seed,
+            designs=None if x is None else (x[train_idx], x[test_idx]),
         )
         correct += int(np.sum(pred == test.y))
     return correct / n

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import math
 
 import numpy as np
 from scipy.special import logsumexp
@@ -61,7 +62,7 @@ def _check_sensitivity(sensitivity) -> float:
         sensitivity = float(sensitivity)
     except (TypeError, ValueError):
         raise PrivpubError(f"sensitivity must be a number, got {sensitivity!r}") from None
-    if not (sensitivity > 0 and np.isfinite(sensitivity)):
+    if not (sensitivity > 0 and math.isfinite(sensitivity)):
         raise PrivpubError(f"sensitivity must be a finite number > 0, got {sensitivity}")
     return sensitivity
 
@@ -273,10 +274,11 @@ def _em_logits(quality, sensitivity, epsilon, monotonic):
     quality = np.asarray(quality, dtype=float)
     if quality.ndim != 1 or quality.size == 0:
         raise PrivpubError("the exponential mechanism needs a non-empty 1-D quality vector")
-    if np.any(np.isnan(quality)) or np.any(quality == np.inf):
-        raise PrivpubError("quality scores must not be NaN or +inf")
-    if np.all(quality == -np.inf):
-        raise PrivpubError("every candidate has quality -inf")
+    if not np.isfinite(quality).all():  # the checks below only when they can fail
+        if np.any(np.isnan(quality)) or np.any(quality == np.inf):
+            raise PrivpubError("quality scores must not be NaN or +inf")
+        if np.all(quality == -np.inf):
+            raise PrivpubError("every candidate has quality -inf")
     factor = 1.0 if monotonic else 2.0
     return check_epsilon(epsilon) * quality / (factor * _check_sensitivity(sensitivity))
 
@@ -310,6 +312,6 @@ def exponential_mechanism(
     Without noise (:func:`noise_off`) the best candidate is chosen.
     """
     logits = _em_logits(quality, sensitivity, epsilon, monotonic)
-    choice = int(np.argmax(logits + gumbel_noise(rng=rng, size=logits.size)))
+    choice = int((logits + gumbel_noise(rng=rng, size=logits.size)).argmax())
     _spend(ledger, epsilon, label, sensitivity, "exponential")
     return choice

@@ -27,6 +27,10 @@ __all__ = [
 
 
 def _real(value, name: str) -> float:
+    if type(value) is float:  # the common case, without the abstract-class checks below
+        if math.isnan(value):
+            raise PrivpubError(f"{name} must not be NaN")
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise PrivpubError(f"{name} must be a real number, got {value!r}")
     value = float(value)

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from privpub.errors import PrivpubError
 from privpub.mechanisms.rps.checks import check_option
@@ -97,56 +98,115 @@ def cut_groups(
         Binary class labels, to count positives on the left (Eq 3).
     """
     values = np.asarray(values, dtype=float)
+    rows = np.arange(values.size, dtype=np.int64)
+    labels = None if labels is None else np.asarray(labels, dtype=np.int64)
+    return _row_groups(values, rows, labels, kmin, kmax, discrete, granularity)[0]
+
+
+_NO_LABELS = np.zeros(0, dtype=np.int64)
+
+
+def _row_groups(column, rows, labels, kmin: int, kmax: int, discrete: bool,
+                granularity: float) -> tuple[CutGroups, int]:
+    """:func:`cut_groups` of the items ``column[rows]`` (classes ``labels[rows]``) and how
+    many of them are positive (0 without labels)."""
     if kmin > kmax:
         empty = np.empty(0, dtype=np.int64)
-        return CutGroups(empty, empty, empty, None if labels is None else empty)
-    u, cnt, cum_pos = _distinct_values(values, kmin, kmax, discrete=discrete, labels=labels)
-    m = u.size
-    b = u if discrete else np.floor(u / granularity)
-    edges = np.empty(m + 2, dtype=np.int64)
-    edges[0] = kmin - 1
-    edges[1:-1] = np.clip(b, kmin - 1, kmax)
-    edges[-1] = kmax
-    size = np.diff(edges)
-    left = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(cnt, out=left[1:])
-    keep = size > 0
-    left_pos = None
-    if cum_pos is not None:
-        left_pos = np.zeros(m + 1, dtype=np.int64)
-        left_pos[1:] = cum_pos
-        left_pos = left_pos[keep]
-    return CutGroups(edges[:-1][keep] + 1, size[keep], left[keep], left_pos)
+        return CutGroups(empty, empty, empty, None if labels is None else empty), 0
+    k_first, size, left, left_pos, positives = _group_cuts(
+        column, rows, _NO_LABELS if labels is None else labels, labels is not None, kmin,
+        kmax, discrete, granularity)
+    return CutGroups(k_first, size, left, None if labels is None else left_pos), positives
 
 
-def _distinct_values(values, kmin: int, kmax: int, *, discrete: bool, labels):
-    """``(u, cnt, cum_pos)``: the distinct values in increasing order, how many items hold
-    each and (with ``labels``) the positives among the items ``<= u_i``, else None.
-    By counting on a narrow discrete region (no sort), where values outside the region
-    count as its ends."""
+@njit(cache=True, nogil=True)
+def _group_cuts(column, rows, labels, has_labels, kmin, kmax, discrete,
+                granularity):  # pragma: no cover - compiled
+    """Kernel of :func:`_row_groups` (``has_labels`` False: ``labels`` is not read).
+
+    The distinct values ``u_0 < ... < u_{m-1}`` of the items are found by counting when the
+    axis is discrete and the region narrow (values outside the region count as its ends),
+    else by sorting. Group ``i`` (``0 <= i <= m``) holds the cuts ``e_i + 1 .. e_{i+1}``
+    with ``e_0 = kmin - 1``, ``e_{i+1} = clip(b_i, kmin - 1, kmax)`` (``b_i = u_i`` on a
+    discrete axis, ``floor(u_i / g)`` on a continuous one), ``e_{m+1} = kmax``, and puts the
+    items ``<= u_{i-1}`` on the left; empty groups are dropped.
+    """
+    n = rows.size
     width = kmax - kmin + 2  # integer values of a discrete region: kmin - 1 .. kmax
-    if discrete and width <= 4 * values.size + 64:  # counting, no sort
-        # values outside the region act like its ends (left of every cut / right of all)
-        codes = np.clip(values.astype(np.int64) - (kmin - 1), 0, width - 1)
-        cnt = np.bincount(codes, minlength=width)
-        nz = np.flatnonzero(cnt)
-        u = (nz + (kmin - 1)).astype(float)
-        cum_pos = None
-        if labels is not None:
-            pos = np.bincount(codes, weights=labels, minlength=width)
-            cum_pos = np.cumsum(pos)[nz].astype(np.int64)
-        return u, cnt[nz], cum_pos
-    if labels is None:
-        u, cnt = np.unique(values, return_counts=True)
-        return u, cnt, None
-    order = np.argsort(values, kind="stable")
-    vs = values[order]
-    change = np.empty(vs.size, dtype=bool)
-    np.not_equal(vs[1:], vs[:-1], out=change[:-1])
-    change[-1:] = True
-    last = np.flatnonzero(change)
-    cum_pos = np.cumsum(np.asarray(labels, dtype=np.int64)[order])[last]
-    return vs[last], np.diff(last, prepend=-1), cum_pos
+    # distinct values as their group edges b_i (clipped), counts and positives
+    bound = np.empty(n + 1, dtype=np.int64)
+    cnt = np.empty(n + 1, dtype=np.int64)
+    pos = np.zeros(n + 1, dtype=np.int64)
+    m = 0
+    if discrete and width <= 4 * n + 64:  # counting, no sort
+        tally = np.zeros(width, dtype=np.int64)
+        tally_pos = np.zeros(width, dtype=np.int64)
+        for i in range(n):
+            code = np.int64(column[rows[i]]) - (kmin - 1)
+            code = min(max(code, 0), width - 1)
+            tally[code] += 1
+            if has_labels:
+                tally_pos[code] += labels[rows[i]]
+        for code in range(width):
+            if tally[code] > 0:
+                bound[m] = code + kmin - 1
+                cnt[m] = tally[code]
+                pos[m] = tally_pos[code]
+                m += 1
+    else:
+        vals = np.empty(n, dtype=np.float64)
+        for i in range(n):
+            vals[i] = column[rows[i]]
+        order = np.argsort(vals)
+        for i in range(n):
+            v = vals[order[i]]
+            if i == 0 or v != vals[order[i - 1]]:
+                b = v if discrete else np.floor(v / granularity)
+                bound[m] = np.int64(min(max(b, kmin - 1.0), kmax * 1.0))
+                cnt[m] = 0
+                pos[m] = 0
+                m += 1
+            cnt[m - 1] += 1
+            if has_labels:
+                pos[m - 1] += labels[rows[order[i]]]
+    keep = 0
+    edge = kmin - 1
+    for i in range(m + 1):
+        nxt = bound[i] if i < m else kmax
+        if nxt > edge:
+            keep += 1
+        edge = nxt
+    k_first = np.empty(keep, dtype=np.int64)
+    size = np.empty(keep, dtype=np.int64)
+    left = np.empty(keep, dtype=np.int64)
+    left_pos = np.empty(keep if has_labels else 0, dtype=np.int64)
+    j = 0
+    edge = kmin - 1
+    below = 0
+    below_pos = 0
+    for i in range(m + 1):
+        nxt = bound[i] if i < m else kmax
+        if nxt > edge:
+            k_first[j] = edge + 1
+            size[j] = nxt - edge
+            left[j] = below
+            if has_labels:
+                left_pos[j] = below_pos
+            j += 1
+        edge = nxt
+        if i < m:
+            below += cnt[i]
+            below_pos += pos[i]
+    return k_first, size, left, left_pos, below_pos
+
+
+def _axis_of_group(parts, index: int) -> int:
+    """The axis of group ``index`` of the groups of ``parts`` concatenated in order."""
+    for j, g in parts:
+        if index < g.size.size:
+            return j
+        index -= g.size.size
+    raise PrivpubError(f"internal error: no cut group {index}")
 
 
 def _log_weighted_quality(quality, sizes, sensitivity, epsilon):
@@ -225,21 +285,27 @@ class BoxPartition:
         """First and last candidate cut index of every axis of the box ``[lo, hi]``:
         ``lo + 1 .. hi`` on discrete axes, the multiples ``k g`` strictly inside
         ``(lo, hi)`` on continuous ones."""
-        kmin = np.floor(lo / self.granularity) + 1.0
-        kmax = np.ceil(hi / self.granularity) - 1.0 + self._discrete_f
-        return kmin.astype(np.int64), kmax.astype(np.int64)
+        return _candidate_range(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float),
+                                self.granularity, self._discrete_f)[:2]
 
     def max_leaves(self) -> float:
         """Number of finest cells of the root box (a data-independent bound on leaves)."""
         return float(np.prod(self._root_cuts + 1.0)) if self._domain_known else math.inf
 
     def can_split(self, node: Node) -> bool:
-        node.cache = self.candidate_range(node.region.lo, node.region.hi)
-        return bool((node.cache[0] <= node.cache[1]).any())
+        kmin, kmax, splittable = _candidate_range(
+            np.asarray(node.region.lo, dtype=float), np.asarray(node.region.hi, dtype=float),
+            self.granularity, self._discrete_f)
+        node.cache = (kmin, kmax)
+        return splittable
 
     # ------------------------------------------------------------------ choosing a cut
     def groups(self, node: Node, axes, kmin=None, kmax=None) -> list[tuple[int, CutGroups]]:
         """Candidate cut groups of ``axes`` for the node's items."""
+        return self._groups(node, axes, kmin, kmax)[0]
+
+    def _groups(self, node: Node, axes, kmin=None, kmax=None):
+        """:meth:`groups` and the number of positive items in the node (0 without labels)."""
         if kmin is None:
             kmin, kmax = self.candidate_range(node.region.lo, node.region.hi)
         rows = node.rows
@@ -256,33 +322,33 @@ class BoxPartition:
                     ),
                 )
                 for j in axes
-            ]
-        labels = self.labels[rows] if self.quality.needs_labels else None
-        return [
-            (
-                int(j),
-                cut_groups(
-                    self.columns[j][rows],
-                    int(kmin[j]),
-                    int(kmax[j]),
-                    discrete=bool(self.discrete[j]),
-                    granularity=float(self.granularity[j]),
-                    labels=labels,
-                ),
-            )
-            for j in axes
-        ]
+            ], 0
+        labels = self.labels if self.quality.needs_labels else None
+        parts, positives = [], 0
+        for j in axes:
+            j = int(j)
+            g, positives = _row_groups(self.columns[j], rows, labels, int(kmin[j]),
+                                       int(kmax[j]), bool(self.discrete[j]),
+                                       float(self.granularity[j]))
+            parts.append((j, g))
+        return parts, positives
 
     def _scores(self, node: Node, axes, kmin=None, kmax=None):
-        parts = self.groups(node, axes, kmin, kmax)
+        """``(axis of every group, k_first, size, quality)`` of the groups of ``axes``."""
+        parts, k_first, size, q = self._scored_groups(node, axes, kmin, kmax)
+        axis_of = np.concatenate([np.full(g.size.size, j) for j, g in parts])
+        return axis_of, k_first, size, q
+
+    def _scored_groups(self, node: Node, axes, kmin, kmax):
+        """``(parts, k_first, size, quality)``: :meth:`_groups`' parts, and their groups'
+        first cuts, sizes and qualities concatenated in the order of ``parts``."""
+        parts, positives = self._groups(node, axes, kmin, kmax)
         total = float(node.rows.size)
-        total_pos = float(self.labels[node.rows].sum()) if self.quality.needs_labels else None
+        total_pos = float(positives) if self.quality.needs_labels else None
         if len(parts) == 1:
-            j, g = parts[0]
-            axis_of = np.full(g.size.size, j)
+            g = parts[0][1]
             k_first, size, left, left_pos = g.k_first, g.size, g.left, g.left_pos
         else:
-            axis_of = np.concatenate([np.full(g.size.size, j) for j, g in parts])
             k_first = np.concatenate([g.k_first for _, g in parts])
             size = np.concatenate([g.size for _, g in parts])
             left = np.concatenate([g.left for _, g in parts])
@@ -291,7 +357,7 @@ class BoxPartition:
                 if self.quality.needs_labels
                 else None
             )
-        return axis_of, k_first, size, self.quality(left, total, left_pos, total_pos)
+        return parts, k_first, size, self.quality(left, total, left_pos, total_pos)
 
     def probabilities(self, node: Node, epsilon: float, axes=None):
         """Exact selection probability of every cut group (for tests and diagnostics):
@@ -309,7 +375,7 @@ class BoxPartition:
     def __call__(self, node: Node, *, epsilon, rng, ledger) -> Split:
         lo, hi = node.region.lo, node.region.hi
         kmin, kmax = node.cache if node.cache is not None else self.candidate_range(lo, hi)
-        ok = np.flatnonzero(kmin <= kmax)
+        ok = (kmin <= kmax).nonzero()[0]
         if ok.size == 0:
             raise PrivpubError("internal error: partition called on a narrow region")
         if self.method == "midpoint":
@@ -320,8 +386,10 @@ class BoxPartition:
                 j = int(ok[np.argmax(rel)])
             k = self._midpoint_cut(j, lo, hi, kmin, kmax)
         else:
-            axes = ok[rng.integers(ok.size, size=1)] if self.attributes == "random" else ok
-            axis_of, k_first, size, q = self._scores(node, axes, kmin, kmax)
+            # random: one axis, drawn as rng.integers(ok.size, size=1) draws it (numpy's
+            # scalar and size-1 draws consume the same bits; the test pins this down)
+            axes = (ok[rng.integers(ok.size)],) if self.attributes == "random" else ok
+            parts, k_first, size, q = self._scored_groups(node, axes, kmin, kmax)
             sens = self.quality.sensitivity
             # noise off: the best cut (argmax of q, the epsilon -> inf limit), not the most
             # probable group (q plus log of the group's size), which favours wide empty gaps
@@ -333,7 +401,7 @@ class BoxPartition:
                 ledger=ledger,
                 label=self.quality.label,
             )
-            j = int(axis_of[pick])
+            j = _axis_of_group(parts, pick)
             # a uniform cut inside the chosen group: part of the exponential mechanism
             k = int(k_first[pick]) + int(uniform_integers(0, int(size[pick]), rng=rng))
         return self._apply(node, j, k)
@@ -346,15 +414,48 @@ class BoxPartition:
 
     def _apply(self, node: Node, j: int, k: int) -> Split:
         t = k * self.granularity[j]
-        mask = self.columns[j][node.rows] < t
+        left_rows, right_rows = _split_rows(self.columns[j], node.rows, float(t))
         lo, hi = node.region.lo, node.region.hi
         left_hi = hi.copy()
         right_lo = lo.copy()
         left_hi[j] = k - 1 if self.discrete[j] else t
         right_lo[j] = k if self.discrete[j] else t
-        return Split(
-            node.rows[mask], BoxRegion(lo, left_hi), node.rows[~mask], BoxRegion(right_lo, hi)
-        )
+        return Split(left_rows, BoxRegion(lo, left_hi), right_rows, BoxRegion(right_lo, hi))
+
+
+@njit(cache=True, nogil=True)
+def _candidate_range(lo, hi, granularity, discrete_f):  # pragma: no cover - compiled
+    """Kernel of :meth:`BoxPartition.candidate_range`: ``floor(lo / g) + 1`` and
+    ``ceil(hi / g) - 1 + discrete`` per axis, as int64, and whether some axis has a cut."""
+    kmin = np.empty(lo.size, dtype=np.int64)
+    kmax = np.empty(lo.size, dtype=np.int64)
+    splittable = False
+    for j in range(lo.size):
+        kmin[j] = np.int64(np.floor(lo[j] / granularity[j]) + 1.0)
+        kmax[j] = np.int64(np.ceil(hi[j] / granularity[j]) - 1.0 + discrete_f[j])
+        splittable = splittable or kmin[j] <= kmax[j]
+    return kmin, kmax, splittable
+
+
+@njit(cache=True, nogil=True)
+def _split_rows(column, rows, threshold):  # pragma: no cover - compiled
+    """``(rows[column[rows] < threshold], the other rows)``, each in the order of ``rows``."""
+    n_left = 0
+    for i in range(rows.size):
+        if column[rows[i]] < threshold:
+            n_left += 1
+    left = np.empty(n_left, dtype=rows.dtype)
+    right = np.empty(rows.size - n_left, dtype=rows.dtype)
+    a = b = 0
+    for i in range(rows.size):
+        r = rows[i]
+        if column[r] < threshold:
+            left[a] = r
+            a += 1
+        else:
+            right[b] = r
+            b += 1
+    return left, right
 
 
 def cut_probabilities(values, *, epsilon: float, lo: int, hi: int, quality=None, labels=None):

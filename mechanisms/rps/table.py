@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privpub.algorithms.encoding import domain_codes
 from privpub.errors import DataError, PrivpubError
 from privpub.ledger import PrivacyLedger, ensure_ledger
 from privpub.mechanisms.rps.budget import PathBudget
@@ -91,7 +92,7 @@ def _domain_codes(col: pd.Series, domain: tuple, name: str) -> np.ndarray:
             f"attribute {name!r} has an empty domain: RPS needs the public domain of every "
             "ordinal and categorical attribute (a domain read from the data is not private)"
         )
-    codes = pd.Index(list(domain)).get_indexer(col.to_numpy())
+    codes = domain_codes(col, domain)
     bad = codes < 0
     if bad.any():
         shown = ", ".join(repr(v) for v in pd.unique(col[bad])[:5])
@@ -183,7 +184,7 @@ class TableLeafSummary:
             ledger=ledger,
             label="leaf summary: noisy class histogram (Laplace; count = sum, class = argmax)",
         )
-        return int(np.rint(max(float(noisy.sum()), 0.0))), int(np.argmax(noisy))
+        return int(np.rint(max(float(noisy.sum()), 0.0))), int(noisy.argmax())
 
 
 def _decode(table: Table, enc: TableAxes, points: np.ndarray, classes: np.ndarray):

@@ -233,3 +233,35 @@ def test_majority_vote_accuracy_is_the_majority_share_on_adult_like_data():
     table = Table(frame, schema)
     share = float(np.mean(y == "<=50K"))
     assert accuracy_cv_majority(table, table, rng=1) == pytest.approx(share, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- fast paths
+def test_codes_and_fold_designs_equal_the_direct_encoding():
+    """``_codes`` (privpub.algorithms.encoding.domain_codes) gives what
+    ``pd.Index(levels).get_indexer`` gives on the values, and a fold's rows of the whole
+    design matrix are the fold's own design: accuracy_cv builds it once."""
+    from privpub.metrics.classification import _codes, _fit_predict, encode_table
+
+    rng = np.random.default_rng(0)
+    levels = ("a", "b", "c", "d")
+    values = rng.choice(levels, 300)
+    for col in (pd.Series(values), pd.Series(pd.Categorical(values, categories=levels[::-1])),
+                pd.Series(rng.integers(0, 4, 300))):
+        lv = levels if col.dtype != np.int64 else (3, 1, 0, 2)
+        want = pd.Index(list(lv)).get_indexer(col.to_numpy()).astype(np.int64)
+        assert np.array_equal(_codes(col, lv, "x", "release"), want)
+    schema = Schema((Attribute("n", "numeric", (0, 10)), Attribute("o", "ordinal", (1, 2, 3)),
+                     Attribute("c", "categorical", levels), Attribute("y", "categorical", (0, 1))),
+                    class_attribute="y")
+    table = Table(pd.DataFrame({"n": rng.uniform(0, 10, 300), "o": rng.integers(1, 4, 300),
+                                "c": pd.Categorical(values, categories=levels),
+                                "y": rng.integers(0, 2, 300)}), schema)
+    (enc,) = encode_table(table)
+    x = enc.design("onehot")
+    train, test = np.arange(0, 300, 3), np.setdiff1d(np.arange(300), np.arange(0, 300, 3))
+    assert np.array_equal(x[test], enc.take(test).design("onehot"))
+    for clf in ("decision_tree", "mlp"):
+        a = _fit_predict(clf, enc.take(train), enc.take(test), categorical="onehot", seed=3)
+        b = _fit_predict(clf, enc.take(train), enc.take(test), categorical="onehot", seed=3,
+                         designs=(x[train], x[test]))
+        assert np.array_equal(a, b)
