@@ -5,6 +5,7 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from privpub.algorithms.dk import joint_degree
 from privpub.data import load_dataset
@@ -169,3 +170,21 @@ def test_one_graph_scored_in_two_repetitions_gets_each_its_own_sample():
     average_path_length(truth, shared, np.random.default_rng(5))  # "repetition 0"
     assert average_path_length(truth, shared, np.random.default_rng(6)) == \
         average_path_length(truth, fresh, np.random.default_rng(6))
+
+
+def test_relabelled_csr_is_the_permuted_graph():
+    """The multi-source BFS runs on the graph renumbered in RCM order: node i of the copy
+    is node order[i], and its neighbours are renumbered alike."""
+    from privpub.metrics.graph_structure import _relabelled_csr
+
+    rng = np.random.default_rng(3)
+    g = random_graph(200, 700, 3)
+    adj = g.adjacency
+    order = rng.permutation(g.n_nodes)
+    rank = np.empty(g.n_nodes, np.int32)
+    rank[order] = np.arange(g.n_nodes, dtype=np.int32)
+    indptr, indices = _relabelled_csr(adj.indptr, adj.indices, order, rank)
+    assert indices.dtype == np.int32
+    want = adj[order][:, order]
+    got = sp.csr_array((np.ones(indices.size, bool), indices, indptr), shape=adj.shape)
+    assert (got != want).nnz == 0

@@ -138,10 +138,7 @@ def _generate_edges(jd: JointDegree, e: np.ndarray, generator: str, rng, mixing,
         edges, n, _ = joint_degree_graph(to_networkx_dict(jd), int(rng.integers(2**31 - 1)))
         return edges, n, 0, 0
     n_of = np.rint(node_counts(jd)).astype(np.int64)
-    u, v, n, dropped, swaps = stub_match(
-        jd.low, jd.high, e, n_of, rng, int(repair_passes), 50, int(mixing)
-    )
-    return np.column_stack([u, v]), n, dropped, swaps
+    return stub_match(jd.low, jd.high, e, n_of, rng, int(repair_passes), 50, int(mixing))
 
 
 def synthesize(jd: JointDegree, *, rng: np.random.Generator, generator: str = "auto",

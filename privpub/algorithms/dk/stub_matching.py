@@ -20,21 +20,29 @@ from numba import njit
 from privpub.algorithms.dk.edge_hash import (
     edge_key,
     multiset_add,
+    multiset_alloc,
     multiset_count,
     multiset_find,
-    multiset_new,
     multiset_remove,
+    set_add,
+    set_has,
+    set_remove,
 )
 
 __all__ = ["stub_match"]
 
 
 @njit(cache=True)
-def _slot_swap(U, V, t, side, slots, class_ptr, deg_of, keys, cnts, bits, n_nodes, rng):
+def _slot_swap(U, V, t, side, slots, class_ptr, deg_of, keys, cnts, bits, n_nodes, rng,
+               simple):
     """Try one JDM-preserving swap on edge ``t``: its endpoint on ``side`` (``v``, kept
     partner ``u``) trades places with the endpoint ``y`` of a random slot of the same degree
     class, on edge ``j = (x, y)``: ``(u, v), (x, y) -> (u, y), (x, v)``. Every node keeps its
-    degree and every edge its cell. Done only if both new edges are new and not loops."""
+    degree and every edge its cell. Done only if both new edges are new and not loops.
+
+    ``simple``: every edge is simple (every count is 1, which a swap keeps), so the edge
+    table is read and updated as a set (:func:`~privpub.algorithms.dk.edge_hash.set_has`),
+    with the same answers as the multiset's."""
     if side == 0:
         v, u = U[t], V[t]
     else:
@@ -55,13 +63,23 @@ def _slot_swap(U, V, t, side, slots, class_ptr, deg_of, keys, cnts, bits, n_node
         return False
     k1 = edge_key(u, y, n_nodes)
     k2 = edge_key(x, v, n_nodes)
-    if (k1 == k2 or multiset_count(keys, cnts, k1, bits) > 0
-            or multiset_count(keys, cnts, k2, bits) > 0):
+    if k1 == k2:
         return False
-    multiset_remove(keys, cnts, edge_key(u, v, n_nodes), bits)
-    multiset_remove(keys, cnts, edge_key(x, y, n_nodes), bits)
-    multiset_add(keys, cnts, k1, bits)
-    multiset_add(keys, cnts, k2, bits)
+    if simple:
+        if set_has(keys, k1, bits) or set_has(keys, k2, bits):
+            return False
+        set_remove(keys, edge_key(u, v, n_nodes), bits)
+        set_remove(keys, edge_key(x, y, n_nodes), bits)
+        set_add(keys, k1, bits)
+        set_add(keys, k2, bits)
+    else:
+        if (multiset_count(keys, cnts, k1, bits) > 0
+                or multiset_count(keys, cnts, k2, bits) > 0):
+            return False
+        multiset_remove(keys, cnts, edge_key(u, v, n_nodes), bits)
+        multiset_remove(keys, cnts, edge_key(x, y, n_nodes), bits)
+        multiset_add(keys, cnts, k1, bits)
+        multiset_add(keys, cnts, k2, bits)
     if side == 0:
         U[t] = y
     else:
@@ -150,7 +168,6 @@ def _havel_hakimi(rem, base, U, V, start, rng):
         written += 1
 
 
-@njit(cache=True)
 def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
     """A random graph with the realizable JDM ``(low, high, e)``: balanced stub matching,
     swap repair, mixing swaps, then simplification.
@@ -168,10 +185,29 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
 
     Returns
     -------
-    (U, V, n_nodes, dropped, accepted)
-        The edges' endpoints, the node count, the edges dropped by the simplification and
+    (edges, n_nodes, dropped, accepted)
+        The edges ``(E, 2)``, the node count, the edges dropped by the simplification and
         the accepted mixing swaps.
+
+    Notes
+    -----
+    The arrays the swaps read at random (the edges, the slots, the edge multiset) are
+    allocated here by numpy, for its transparent huge pages
+    (:func:`~privpub.algorithms.dk.edge_hash.multiset_alloc`); the compiled
+    :func:`_stub_match` does the rest.
     """
+    n_edges = int(np.sum(e))
+    keys, cnts, bits = multiset_alloc(n_edges)
+    return _stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing,
+                       np.empty((n_edges, 2), np.int64), np.empty(2 * n_edges, np.int64),
+                       keys, cnts, bits)
+
+
+@njit(cache=True)
+def _stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing, UV, slots, keys, cnts,
+                bits):
+    """:func:`stub_match`'s work, in the empty ``UV`` ``(E, 2)``, ``slots`` ``(2 E,)`` and
+    edge multiset ``(keys, cnts, bits)`` it is given."""
     top = n_of.size - 1
     offset = np.zeros(top + 2, np.int64)
     for k in range(1, top + 1):
@@ -182,8 +218,10 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
     for c in range(m):
         eoff[c + 1] = eoff[c] + e[c]
     n_edges = eoff[m]
-    U = np.empty(n_edges, np.int64)
-    V = np.empty(n_edges, np.int64)
+    # one row per edge: both endpoints of an edge share a cache line (the swaps read them
+    # at random); U and V are its columns
+    U = UV[:, 0]
+    V = UV[:, 1]
     # stub demands per class, dealt round-robin over the class's nodes, cells in random order
     ptr = np.zeros(top + 1, np.int64)
     for k in range(1, top + 1):
@@ -219,7 +257,6 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
             for t in range(cnt):
                 U[eoff[c] + t] = left[t]
     # hash multiset of edges
-    keys, cnts, bits = multiset_new(n_edges)
     for t in range(n_edges):
         multiset_add(keys, cnts, edge_key(U[t], V[t], n_nodes), bits)
     # slots (edge, side) grouped by the degree class of their endpoint; a swap moves nodes
@@ -235,7 +272,7 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
     for k in range(top + 1):
         class_ptr[k + 1] += class_ptr[k]
     fill = class_ptr[:-1].copy()
-    slots = np.empty(2 * n_edges, np.int64)  # 2 * edge + side (0: U, 1: V)
+    # slots[...] = 2 * edge + side (0: U, 1: V)
     for t in range(n_edges):
         cu = deg_of[U[t]]
         slots[fill[cu]] = 2 * t
@@ -243,7 +280,10 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
         cv = deg_of[V[t]]
         slots[fill[cv]] = 2 * t + 1
         fill[cv] += 1
-    # repair: a bad edge swaps one endpoint with a same-degree endpoint of any other edge
+    # repair: a bad edge swaps one endpoint with a same-degree endpoint of any other edge.
+    # A swap never makes an edge bad (its two new edges are new and not loops), so after a
+    # pass that fixed every bad edge the graph is simple, and stays so.
+    simple = False
     for _pass in range(repair_passes):
         bad = 0
         for t in range(n_edges):
@@ -254,25 +294,30 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
             for _try in range(tries):
                 side = rng.integers(0, 2)
                 if _slot_swap(U, V, t, side, slots, class_ptr, deg_of, keys, cnts, bits,
-                              n_nodes, rng):
+                              n_nodes, rng, False):
                     done = True
                     break
             if not done:
                 bad += 1
-        if bad == 0:
+        simple = bad == 0
+        if simple:
             break
-    # mixing: the same JDM-preserving swap between random simple edges
+    # mixing: the same JDM-preserving swap between random simple edges (once the graph is
+    # simple, every edge is, and the multiset is read as a set)
     attempts = mixing * n_edges
     accepted = 0
     if n_edges > 1:
         for _a in range(attempts):
             t = rng.integers(0, n_edges)
-            if U[t] == V[t] or multiset_count(keys, cnts, edge_key(U[t], V[t], n_nodes), bits) != 1:
+            if not simple and (U[t] == V[t] or multiset_count(
+                    keys, cnts, edge_key(U[t], V[t], n_nodes), bits) != 1):
                 continue
             side = rng.integers(0, 2)
             if _slot_swap(U, V, t, side, slots, class_ptr, deg_of, keys, cnts, bits, n_nodes,
-                          rng):
+                          rng, simple):
                 accepted += 1
+    if simple:
+        return UV, n_nodes, 0, accepted
     # simplification: drop loops and extra copies
     keep = np.ones(n_edges, np.bool_)
     dropped = 0
@@ -288,5 +333,5 @@ def stub_match(low, high, e, n_of, rng, repair_passes, tries, mixing):
             cnts[i] -= 1
             keep[t] = False
             dropped += 1
-    return U[keep], V[keep], n_nodes, dropped, accepted
+    return UV[keep], n_nodes, dropped, accepted
 
