@@ -752,8 +752,12 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
 
 
 def _relabel(values: np.ndarray) -> tuple[np.ndarray, int]:
-    uniq, labels = np.unique(values, return_inverse=True)
-    return labels.astype(np.int64), int(uniq.size)
+    """Labels ``0..m-1`` of non-negative integers, numbered in increasing order of value
+    (``np.unique(values, return_inverse=True)``'s inverse), and ``m``, in linear time."""
+    present = np.zeros(int(values.max()) + 1 if values.size else 0, dtype=bool)
+    present[values] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    return rank[values], int(present.sum())
 
 
 def _cluster_block(m: sp.csr_array, k, alpha, n_orders, rng, *, cached=False) -> Clustering:

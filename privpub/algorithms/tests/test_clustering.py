@@ -319,6 +319,16 @@ def test_close_small_equals_the_step_without_shortcuts(seed):
                 assert got[1] == want[1]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_relabel_numbers_the_values_in_increasing_order(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, int(rng.integers(1, 500)), size=int(rng.integers(1, 300)))
+    uniq, want = np.unique(values, return_inverse=True)
+    labels, n_labels = clu._relabel(values)
+    assert labels.dtype == np.int64 and n_labels == uniq.size
+    np.testing.assert_array_equal(labels, want)
+
+
 def test_meyerson_opening_rule():
     # two far-apart groups of exact copies: a facility with >= k copies costs nothing, so
     # each group's first point opens; a point at distance 0 never opens
