@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from privpub.algorithms.binary import check_binary_input, cluster_release
+from privpub.cache import register_clear
 from privpub.errors import NotApplicableError, PrivpubError
 from privpub.types import Release
 from privpub.validation import check_fraction, check_k, check_positive_int, check_rng
@@ -48,6 +49,19 @@ __all__ = [
 ]
 
 _BIG = 1 << 62
+
+#: Length of every point's neighbour list (its nearest other points, :func:`_knn_sums`),
+#: read by Meyerson's passes before any search (:func:`_first_open_neighbour`). On dblp,
+#: 32 leaves about 1% of the final assignment's searches at k = 8 (16 left 40%); the lists
+#: take 8 bytes per entry.
+_N_NEIGHBOURS = 32
+
+#: The neighbour lists of the matrix last clustered in this process, by (digest, length): a
+#: worker's trials cluster one matrix after another, so its lists (75 MB on dblp) are read
+#: from the disk cache once, not once per trial. Never written; emptied by
+#: :func:`privpub.cache.cold`.
+_LISTS: dict = {}
+register_clear(_LISTS.clear)
 
 
 def _check_common(matrix, k, alpha, n_orders, chunk_size, n_hashes, n_jobs):
@@ -138,21 +152,26 @@ def distinct_rows(m: sp.csr_array):
 
 # ----------------------------------------------------------------------------- kernels
 @nb.njit(cache=True, nogil=True)
-def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
+def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k, n_neighbours):
     """For every point v: sum of the distances to the k users nearest to v (v's own
     ``weights[v]`` copies count, at distance 0); the distance from v to the nearest other
     point and the lowest index of a point at that distance (computed where
-    ``weights[v] < k``; else 1 and -1)."""
+    ``weights[v] < k``; else 1 and -1); and, with ``n_neighbours > 0``, v's
+    :func:`neighbour lists <_first_open_neighbour>`: the ``n_neighbours`` other points
+    first by (distance, index), as keys ``distance << 32 | index`` in ascending order,
+    padded with -1 when there are fewer other points (``k = 0`` computes the lists only)."""
     n = norms.size
     out = np.zeros(n, np.float64)
     nearest = np.ones(n, np.int64)
     nearest_point = np.full(n, -1, np.int64)
+    neighbours = np.full((n, n_neighbours), -1, np.int64)
     cnt = np.zeros(n, np.int64)
     touched = np.empty(n, np.int64)
     keys = np.empty(n + k + 1, np.int64)
+    near_keys = np.empty(n + n_neighbours + 1, np.int64)
     for v in range(n):
         need = k - weights[v]
-        if need <= 0:
+        if need <= 0 and n_neighbours == 0:
             continue
         nt = 0
         for p in range(indptr[v], indptr[v + 1]):
@@ -164,6 +183,7 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
                     nt += 1
                 cnt[u] += 1
         nc = 0
+        nl = 0
         best_d = _BIG
         best_u = -1
         for t in range(nt):
@@ -172,28 +192,43 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
                 dist = norms[v] + norms[u] - 2 * cnt[u]
                 keys[nc] = (dist << 32) | weights[u]
                 nc += 1
+                near_keys[nl] = (dist << 32) | u
+                nl += 1
                 if dist < best_d or (dist == best_d and u < best_u):
                     best_d = dist
                     best_u = u
+        # points sharing no item with v, by (norm, index): the first of them are the
+        # nearest among them
         taken = 0
         for t in range(n):
-            if taken >= need:
+            if taken >= need and taken >= n_neighbours:
                 break
             u = by_norm[t]
             if u == v or cnt[u] > 0:
                 continue
             dist = norms[v] + norms[u]
-            keys[nc] = (dist << 32) | weights[u]
-            nc += 1
+            if taken < need:
+                keys[nc] = (dist << 32) | weights[u]
+                nc += 1
+                if dist < best_d or (dist == best_d and u < best_u):
+                    best_d = dist
+                    best_u = u
+            if taken < n_neighbours:
+                near_keys[nl] = (dist << 32) | u
+                nl += 1
             taken += 1
-            if dist < best_d or (dist == best_d and u < best_u):
-                best_d = dist
-                best_u = u
+        for t in range(nt):
+            cnt[touched[t]] = 0
+        if n_neighbours > 0 and nl > 0:
+            width = min(n_neighbours, nl)
+            listed = np.partition(near_keys[:nl], width - 1)[:width]
+            listed.sort()
+            neighbours[v, :width] = listed
+        if need <= 0:
+            continue
         if best_u >= 0:
             nearest[v] = best_d
             nearest_point[v] = best_u
-        for t in range(nt):
-            cnt[touched[t]] = 0
         m = min(need, nc)
         if m == 0:
             continue
@@ -210,7 +245,7 @@ def _knn_sums(indptr, indices, norms, weights, col_ptr, col_pts, by_norm, k):
             if left == 0:
                 break
         out[v] = total
-    return out, nearest, nearest_point
+    return out, nearest, nearest_point, neighbours
 
 
 @nb.njit(cache=True, nogil=True)
@@ -258,19 +293,21 @@ def _open_facility(f, indptr, indices, fac_ptr, fac_fill, fac_list, is_open):
 
 
 @nb.njit(cache=True, nogil=True)
-def _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists, facility, fnorm, cnt,
-                  touched, least):
-    """Nearest open facility to point p during and after Meyerson's pass: (distance,
-    number). Open facilities are numbered in the order they opened (``facility[c]`` is the
-    point of number ``c``, ``fnorm[c]`` its norm) and ``lists`` holds, per item, the
-    numbers of the open facilities holding it: the counters are indexed by number, a
-    compact range that stays in cache. Ties go to the lowest point index; facilities
-    sharing no item with p are represented by ``least``, the open facility of least norm
-    (distance ``|p| + |f|``)."""
+def _nearest_open(p, indptr, indices, norms, start, lists, held, fnorm, cnt, touched, least):
+    """Nearest open facility to point p after Meyerson's pass: (distance, number). Open
+    facilities are numbered by point index (``fnorm[c]``: the norm of number ``c``) and
+    ``lists[start[j]:start[j + 1]]`` holds the numbers of the open facilities holding item
+    ``j`` (``held[j]``: whether there is one, a small array that stays in cache, read first
+    since few items have one when facilities are few): the counters are indexed by number,
+    a compact range that stays in cache. Ties go to the lowest number (the lowest point
+    index); facilities sharing no item with p are represented by ``least``, the open
+    facility of least norm (distance ``|p| + |f|``)."""
     nt = 0
     for a in range(indptr[p], indptr[p + 1]):
         j = indices[a]
-        for b in range(col_ptr[j], col_ptr[j] + fill[j]):
+        if not held[j]:
+            continue
+        for b in range(start[j], start[j + 1]):
             c = lists[b]
             if cnt[c] == 0:
                 touched[nt] = c
@@ -281,7 +318,7 @@ def _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists, facility, fno
     for t in range(nt):
         c = touched[t]
         dist = norms[p] + fnorm[c] - 2 * cnt[c]
-        if dist < best_d or (dist == best_d and facility[c] < facility[best_c]):
+        if dist < best_d or (dist == best_d and c < best_c):
             best_d = dist
             best_c = c
         cnt[c] = 0
@@ -289,17 +326,57 @@ def _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists, facility, fno
 
 
 @nb.njit(cache=True, nogil=True)
+def _first_open_neighbour(row, is_open):
+    """Position in ``row`` of the first open point, or -1. ``row`` is a point's neighbour
+    list (:func:`_knn_sums`): the other points first by (distance, index), as ascending keys
+    ``distance << 32 | index``, -1 after the last. Every point not listed comes after the
+    last listed one in that order, so the first open listed point, when there is one, is the
+    nearest open facility with ties to the lowest index; when there is none and the list is
+    full, every open facility is at least as far as its last point."""
+    for i in range(row.size):
+        key = row[i]
+        if key < 0:
+            break
+        if is_open[key & 0xFFFFFFFF]:
+            return i
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def _open_distance(p, indptr, indices, norms, col_ptr, col_pts, is_open, least, cnt,
+                   touched):
+    """Distance from point p to its nearest open facility during Meyerson's pass, through
+    the points holding each of p's items (``col_ptr``, ``col_pts``: the CSC of the points),
+    the open ones counted; facilities sharing no item with p are represented by ``least``,
+    the open facility of least norm (distance ``|p| + |least|``)."""
+    nt = 0
+    for a in range(indptr[p], indptr[p + 1]):
+        j = indices[a]
+        for b in range(col_ptr[j], col_ptr[j + 1]):
+            u = col_pts[b]
+            if is_open[u]:
+                if cnt[u] == 0:
+                    touched[nt] = u
+                    nt += 1
+                cnt[u] += 1
+    best_d = norms[p] + norms[least] if cnt[least] == 0 else _BIG
+    for t in range(nt):
+        u = touched[t]
+        best_d = min(best_d, norms[p] + norms[u] - 2 * cnt[u])
+        cnt[u] = 0
+    return best_d
+
+
+@nb.njit(cache=True, nogil=True)
 def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, nearest_point,
-              col_ptr, n_cols):
+              neighbours, col_ptr, col_pts, n_cols):
     """One pass of Meyerson's online facility location over ``order``, then every point
     assigned to its nearest open facility (``nearest``, ``nearest_point``: each point's
-    distance to the nearest other point and the lowest index at that distance). Returns
+    distance to the nearest other point and the lowest index at that distance;
+    ``neighbours``: each point's neighbour list, :func:`_first_open_neighbour`). Returns
     (is_open, assign, dist, total cost)."""
     n = norms.size
-    fill = np.zeros(n_cols, np.int64)
-    lists = np.empty(col_ptr[n_cols], np.int32)
-    facility = np.empty(n, np.int64)
-    fnorm = np.empty(n, np.int64)
+    width = neighbours.shape[1]
     is_open = np.zeros(n, np.bool_)
     cnt = np.zeros(n, np.int32)
     touched = np.empty(n, np.int32)
@@ -309,8 +386,10 @@ def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, nea
         p = order[t]
         # p opens iff draws * f(p) < w_p * delta, and nearest[p] <= delta <= |p| + |least|
         # (the open facility of least norm), with delta = nearest[p] when nearest_point[p]
-        # is open: the search for delta is skipped whenever these already decide (same
-        # decisions, hence the same solution)
+        # is open, delta = the distance of the first open point of p's neighbour list when
+        # it has one, and delta >= the distance of its last point when it has none: the
+        # search for delta is skipped whenever these already decide (same decisions, hence
+        # the same solution)
         if n_open == 0:
             opens = True
         else:
@@ -319,70 +398,100 @@ def _meyerson(order, draws, indptr, indices, norms, weights, fcost, nearest, nea
                 opens = True
             elif nearest_point[p] >= 0 and is_open[nearest_point[p]]:
                 opens = False
-            elif threshold >= weights[p] * (norms[p] + fnorm[least]):
+            elif threshold >= weights[p] * (norms[p] + norms[least]):
                 opens = False
             else:
-                delta, _ = _nearest_open(p, indptr, indices, norms, col_ptr, fill, lists,
-                                         facility, fnorm, cnt, touched, least)
-                opens = threshold < weights[p] * delta
+                row = neighbours[p]
+                i = _first_open_neighbour(row, is_open)
+                if i >= 0:
+                    opens = threshold < weights[p] * (row[i] >> 32)
+                elif width > 0 and row[width - 1] >= 0 and (
+                    threshold < weights[p] * (row[width - 1] >> 32)
+                ):
+                    opens = True
+                else:
+                    delta = _open_distance(p, indptr, indices, norms, col_ptr, col_pts,
+                                           is_open, least, cnt, touched)
+                    opens = threshold < weights[p] * delta
         if opens:
             is_open[p] = True
-            facility[n_open] = p
-            fnorm[n_open] = norms[p]
-            for a in range(indptr[p], indptr[p + 1]):
-                j = indices[a]
-                lists[col_ptr[j] + fill[j]] = n_open
-                fill[j] += 1
-            if least < 0 or norms[p] < fnorm[least] or (
-                norms[p] == fnorm[least] and p < facility[least]
+            if least < 0 or norms[p] < norms[least] or (
+                norms[p] == norms[least] and p < least
             ):
-                least = n_open
+                least = p
             n_open += 1
-    # the final assignment reads the lists packed, the facilities renumbered by point index
-    start = np.zeros(n_cols + 1, np.int64)
-    for j in range(n_cols):
-        start[j + 1] = start[j] + fill[j]
-    c = 0
-    least = -1
-    for p in range(n):
-        if is_open[p]:
-            facility[c] = p
-            fnorm[c] = norms[p]
-            if least < 0 or norms[p] < fnorm[least]:  # ties: the lowest index, met first
-                least = c
-            for a in range(indptr[p], indptr[p + 1]):
-                j = indices[a]
-                lists[start[j + 1] - fill[j]] = c
-                fill[j] -= 1
-            c += 1
-    fill = np.diff(start)
+    # the final assignment: an open point is its own facility (the only one at distance
+    # 0), else the first open point of its neighbour list; the others search per-item
+    # lists of the open facilities, numbered by point index
     assign = np.empty(n, np.int64)
     dist = np.empty(n, np.int64)
-    total = 0.0
-    for p in range(n):
-        if is_open[p]:
-            total += fcost[p]
+    pending = np.empty(n, np.int64)
+    n_pending = 0
     for p in range(n):
         q = nearest_point[p]
-        if is_open[p]:  # its own facility, the only one at distance 0
+        if is_open[p]:
             assign[p] = p
             dist[p] = 0
         elif q >= 0 and is_open[q]:  # no facility is nearer, none as near has a lower index
             assign[p] = q
             dist[p] = nearest[p]
         else:
-            d, c = _nearest_open(p, indptr, indices, norms, start, fill, lists, facility,
-                                 fnorm, cnt, touched, least)
+            row = neighbours[p]
+            i = _first_open_neighbour(row, is_open)
+            if i >= 0:
+                assign[p] = row[i] & 0xFFFFFFFF
+                dist[p] = row[i] >> 32
+            else:
+                pending[n_pending] = p
+                n_pending += 1
+    if n_pending > 0:
+        start = np.zeros(n_cols + 1, np.int64)
+        for p in range(n):
+            if is_open[p]:
+                for a in range(indptr[p], indptr[p + 1]):
+                    start[indices[a] + 1] += 1
+        held = np.zeros(n_cols, np.bool_)
+        for j in range(n_cols):
+            held[j] = start[j + 1] > 0
+            start[j + 1] += start[j]
+        lists = np.empty(start[n_cols], np.int32)
+        fnorm = np.empty(n_open, np.int64)
+        pos = start[:n_cols].copy()
+        facility = np.empty(n_open, np.int64)
+        c = 0
+        least = -1
+        for p in range(n):
+            if is_open[p]:
+                facility[c] = p
+                fnorm[c] = norms[p]
+                if least < 0 or norms[p] < fnorm[least]:  # ties: the lowest index, met first
+                    least = c
+                for a in range(indptr[p], indptr[p + 1]):
+                    j = indices[a]
+                    lists[pos[j]] = c
+                    pos[j] += 1
+                c += 1
+        for t in range(n_pending):
+            p = pending[t]
+            d, c = _nearest_open(p, indptr, indices, norms, start, lists, held, fnorm, cnt,
+                                 touched, least)
             assign[p] = facility[c]
             dist[p] = d
+    total = 0.0
+    for p in range(n):
+        if is_open[p]:
+            total += fcost[p]
+    for p in range(n):
         total += weights[p] * dist[p]
     return is_open, assign, dist, total
 
 
 @nb.njit(cache=True, nogil=True)
-def _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, indptr, indices,
-                norms, col_ptr, fac_fill, fac_list, cnt, touched):
-    """Close facility ``f`` and move each of its users to its nearest open facility; returns
+def _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, neighbours,
+                indptr, indices, norms, col_ptr, fac_fill, fac_list, cnt, touched):
+    """Close facility ``f`` and move each of its users to its nearest open facility: the
+    first open point of its neighbour list (:func:`_first_open_neighbour`; a user of ``f``
+    is not itself open) when there is one, else the one :func:`_nearest` finds; returns
     the advanced cursor into ``by_norm`` (open facilities by (norm, index))."""
     opened[f] = False
     while ptr < by_norm.size and not opened[by_norm[ptr]]:
@@ -393,8 +502,13 @@ def _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, indpt
     size[f] = 0
     while p >= 0:
         q = nxt[p]
-        d, g = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, opened,
-                        cnt, touched, minnorm)
+        row = neighbours[p]
+        i = _first_open_neighbour(row, opened)
+        if i >= 0:
+            g = row[i] & 0xFFFFFFFF
+        else:
+            _, g = _nearest(p, indptr, indices, norms, col_ptr, fac_fill, fac_list, opened,
+                            cnt, touched, minnorm)
         assign[p] = g
         size[g] += weights[p]
         nxt[p] = head[g]
@@ -404,9 +518,11 @@ def _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, indpt
 
 
 @nb.njit(cache=True, nogil=True)
-def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_cols, k, order):
+def _close_small(is_open, assign, indptr, indices, norms, weights, neighbours, col_ptr,
+                 n_cols, k, order):
     """Close open facilities with fewer than k users and move their users to the nearest open
-    facility, until every open one has >= k.
+    facility, until every open one has >= k (``neighbours``: every point's neighbour list,
+    :func:`_knn_sums`).
 
     ``order`` empty: fewest users first, ties lowest index (ours). Otherwise each facility
     is visited once in ``order`` (Appendix D's "arbitrary order", a reading the probes
@@ -441,7 +557,8 @@ def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_co
             if not opened[f] or size[f] >= k or n_closed == facs.size - 1:
                 continue
             ptr = _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights,
-                              indptr, indices, norms, col_ptr, fac_fill, fac_list, cnt, touched)
+                              neighbours, indptr, indices, norms, col_ptr, fac_fill, fac_list,
+                              cnt, touched)
             n_closed += 1
         return assign, n_closed
     heap = [(np.int64(0), np.int64(0))]
@@ -456,8 +573,9 @@ def _close_small(is_open, assign, indptr, indices, norms, weights, col_ptr, n_co
         if size[f] != s:
             heapq.heappush(heap, (size[f], f))
             continue
-        ptr = _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights, indptr,
-                          indices, norms, col_ptr, fac_fill, fac_list, cnt, touched)
+        ptr = _move_users(f, ptr, by_norm, opened, head, nxt, size, assign, weights,
+                          neighbours, indptr, indices, norms, col_ptr, fac_fill, fac_list, cnt,
+                          touched)
         n_closed += 1
     return assign, n_closed
 
@@ -512,35 +630,55 @@ def facility_costs(points: sp.csr_array, weights: np.ndarray, k: int, alpha: flo
     return _costs_and_nearest(points, weights, k, alpha, digest=digest)[0]
 
 
-def _costs_and_nearest(points, weights, k, alpha, *, digest=None):
+def _costs_and_nearest(points, weights, k, alpha, *, digest=None, n_neighbours=0):
     """:func:`facility_costs` and, from the same neighbour search, every point's distance
     to the nearest other point and the lowest index of a point at that distance (1 and -1
     where ``weights >= k``): the distance bounds below the distance to any facility but
     the point itself, and is that distance when that neighbour is open, which lets
-    Meyerson's pass skip searches. With ``digest`` (:func:`_digest` of the points and
-    weights) they are kept in the disk cache."""
-    names = ("costs", "nearest", "nearest_point")
+    Meyerson's pass skip searches. With ``n_neighbours``, a fourth array: every point's
+    neighbour list of that length (:func:`_knn_sums`; it does not depend on ``k``), else
+    None. With ``digest`` (:func:`_digest` of the points and weights) they are kept in the
+    disk cache, the lists once per matrix."""
     if digest is not None:
         from privpub.cache import disk_cached
 
+        both = []  # the lists computed anew come with this k's costs: one search, not two
+
+        def lists():
+            both.append(_costs_and_nearest(points, weights, k, alpha,
+                                           n_neighbours=n_neighbours))
+            return {"neighbours": both[0][3]}
+
+        neighbours = None
+        if n_neighbours > 0:
+            neighbours = _LISTS.get((digest, int(n_neighbours)))
+        if n_neighbours > 0 and neighbours is None:
+            neighbours = np.asarray(disk_cached(
+                "smooth_neighbours", {"points": digest, "n_neighbours": int(n_neighbours)},
+                lists, module=__name__)["neighbours"], dtype=np.int64)
+            _LISTS.clear()
+            _LISTS[(digest, int(n_neighbours))] = neighbours
+        names = ("costs", "nearest", "nearest_point")
         key = {"points": digest, "k": int(k), "alpha": float(alpha)}
         stored = disk_cached(
             "smooth_facility_costs", key,
-            lambda: dict(zip(names, _costs_and_nearest(points, weights, k, alpha),
-                             strict=True)),
+            lambda: dict(zip(names, (both or [_costs_and_nearest(points, weights, k, alpha)])
+                             [0][:3], strict=True)),
             module=__name__)
         return (np.asarray(stored["costs"], dtype=float),
                 np.asarray(stored["nearest"], dtype=np.int64),
-                np.asarray(stored["nearest_point"], dtype=np.int64))
+                np.asarray(stored["nearest_point"], dtype=np.int64),
+                neighbours)
     indptr = points.indptr.astype(np.int64)
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
     col_ptr, col_pts = _csc_points(points)
     by_norm = np.lexsort((np.arange(norms.size), norms)).astype(np.int64)
-    sums, nearest, nearest_point = _knn_sums(indptr, indices, norms,
-                                             weights.astype(np.int64), col_ptr, col_pts,
-                                             by_norm, int(k))
-    return (2.0 * alpha / (1.0 - alpha)) * sums, nearest, nearest_point
+    sums, nearest, nearest_point, neighbours = _knn_sums(
+        indptr, indices, norms, weights.astype(np.int64), col_ptr, col_pts, by_norm, int(k),
+        int(n_neighbours))
+    return ((2.0 * alpha / (1.0 - alpha)) * sums, nearest, nearest_point,
+            neighbours if n_neighbours > 0 else None)
 
 
 def _digest(points: sp.csr_array, weights: np.ndarray) -> str:
@@ -578,11 +716,12 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
     n_cols = int(points.shape[1])
-    col_ptr, _ = _csc_points(points)
+    col_ptr, col_pts = _csc_points(points)
     weights = weights.astype(np.int64)
     digest = _digest(points, weights)
-    fcost, nearest, nearest_point = _costs_and_nearest(points, weights, k, alpha,
-                                                       digest=digest if cached else None)
+    fcost, nearest, nearest_point, neighbours = _costs_and_nearest(
+        points, weights, k, alpha, digest=digest if cached else None,
+        n_neighbours=_N_NEIGHBOURS)
     key = {"points": digest, "k": int(k), "alpha": float(alpha),
            "n_orders": int(n_orders), "rng": _state_digest(rng)}
     solutions = []  # the cheapest so far, or the cached cheapest order's
@@ -596,7 +735,7 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
                 continue
             is_open, assign, _, total = _meyerson(order, draws, indptr, indices, norms,
                                                   weights, fcost, nearest, nearest_point,
-                                                  col_ptr, n_cols)
+                                                  neighbours, col_ptr, col_pts, n_cols)
             if best is None or total < best[3]:
                 best = (i, is_open, assign, total)
         solutions.append(best)
@@ -608,13 +747,17 @@ def _cluster_points(points, weights, k, alpha, n_orders, rng, *, cached=False):
     _, is_open, assign, total = solutions[0]
     n_opened = int(is_open.sum())
     assign, n_closed = _close_small(is_open, assign.copy(), indptr, indices, norms, weights,
-                                    col_ptr, n_cols, int(k), _FEWEST_FIRST)
+                                    neighbours, col_ptr, n_cols, int(k), _FEWEST_FIRST)
     return assign, float(total), n_opened, int(n_closed)
 
 
 def _relabel(values: np.ndarray) -> tuple[np.ndarray, int]:
-    uniq, labels = np.unique(values, return_inverse=True)
-    return labels.astype(np.int64), int(uniq.size)
+    """Labels ``0..m-1`` of non-negative integers, numbered in increasing order of value
+    (``np.unique(values, return_inverse=True)``'s inverse), and ``m``, in linear time."""
+    present = np.zeros(int(values.max()) + 1 if values.size else 0, dtype=bool)
+    present[values] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    return rank[values], int(present.sum())
 
 
 def _cluster_block(m: sp.csr_array, k, alpha, n_orders, rng, *, cached=False) -> Clustering:

@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from privpub.algorithms.binary import check_binary_input, cluster_release
 from privpub.algorithms.clustering import (
     _FEWEST_FIRST,
+    _N_NEIGHBOURS,
     _close_small,
     _csc_points,
     _knn_sums,
@@ -99,15 +100,17 @@ def _block(m: sp.csr_array, k: int, reading: Reading, rng) -> tuple[np.ndarray, 
     col_ptr, col_pts = _csc_points(points)
     weights = weights.astype(np.int64)
     by_norm = np.lexsort((np.arange(n), norms)).astype(np.int64)
-    sums, nearest, nearest_point = _knn_sums(indptr, indices, norms, weights, col_ptr,
-                                             col_pts, by_norm, int(reading.cost_neighbours * k))
+    sums, nearest, nearest_point, neighbours = _knn_sums(
+        indptr, indices, norms, weights, col_ptr, col_pts, by_norm,
+        int(reading.cost_neighbours * k), _N_NEIGHBOURS)
     fcost = reading.cost_scale * sums
     best = None
     for _ in range(reading.n_orders):
         order = rng.permutation(n).astype(np.int64)
         draws = rng.random(n)
         is_open, assign, _, total = _meyerson(order, draws, indptr, indices, norms, weights,
-                                              fcost, nearest, nearest_point, col_ptr, n_cols)
+                                              fcost, nearest, nearest_point, neighbours,
+                                              col_ptr, col_pts, n_cols)
         if best is None or total < best[2]:
             best = (is_open, assign, total)
     if reading.close_order == "fewest":
@@ -116,7 +119,7 @@ def _block(m: sp.csr_array, k: int, reading: Reading, rng) -> tuple[np.ndarray, 
         order = (np.arange(n, dtype=np.int64) if reading.close_order == "index"
                  else rng.permutation(n).astype(np.int64))
     assign, _ = _close_small(best[0], best[1].copy(), indptr, indices, norms, weights,
-                             col_ptr, n_cols, int(k), order)
+                             neighbours, col_ptr, n_cols, int(k), order)
     return _relabel(assign[inverse])
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from privpub import cache
 from privpub.algorithms import clustering as clu
 from privpub.algorithms.clustering import (
     distinct_rows,
@@ -53,7 +54,7 @@ def test_facility_costs_are_exact(seed, k):
                                (2 * 0.25 / 0.75) * want / 2.0)
     # the distance to the nearest other point, where a point has fewer than k copies
     # and the lowest index at that distance
-    _, nearest, nearest_point = clu._costs_and_nearest(points, weights, k, 0.5)
+    _, nearest, nearest_point, _ = clu._costs_and_nearest(points, weights, k, 0.5)
     dense = points.toarray()
     dist = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
     np.fill_diagonal(dist, dense.shape[1] + 1)
@@ -82,6 +83,54 @@ def test_facility_costs_cached_on_disk_per_matrix_and_k(tmp_path, monkeypatch):
     np.testing.assert_array_equal(facility_costs(points, other, 3, cached=True),
                                   facility_costs(points, other, 3))
 
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_neighbours", [1, 4, 12])
+def test_neighbour_lists_are_the_nearest_points_by_distance_then_index(seed, n_neighbours):
+    # every point's list: the other points sorted by (distance, index), the first
+    # n_neighbours of them, -1 after the last when there are fewer; the same whatever k
+    rng = np.random.default_rng(seed)
+    x = random_binary_matrix(rng, int(rng.integers(2, 40)), int(rng.integers(3, 12)),
+                             float(rng.choice([0.05, 0.2, 0.5])), n_copies=5)
+    points, _, weights = distinct_rows(sp.csr_array(x))
+    dense = points.toarray()
+    n = dense.shape[0]
+    dist = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
+    want = np.full((n, n_neighbours), -1, np.int64)
+    for v in range(n):
+        others = sorted((int(dist[v, u]), u) for u in range(n) if u != v)[:n_neighbours]
+        want[v, :len(others)] = [(d << 32) | u for d, u in others]
+    for k in (0, 2, 5):
+        got = clu._costs_and_nearest(points, weights, k, 0.5, n_neighbours=n_neighbours)
+        np.testing.assert_array_equal(got[3], want)
+        if k:  # computed beside the costs, the costs are unchanged
+            np.testing.assert_array_equal(got[0], facility_costs(points, weights, k))
+
+
+def test_neighbour_lists_cached_on_disk_per_matrix(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIVPUB_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(4)
+    points, _, weights = distinct_rows(sp.csr_array(random_binary_matrix(rng, 60, 15, 0.15)))
+    digest = clu._digest(points, weights)
+    want = clu._costs_and_nearest(points, weights, 3, 0.5, n_neighbours=8)
+    got = clu._costs_and_nearest(points, weights, 3, 0.5, digest=digest, n_neighbours=8)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    real = clu._knn_sums
+    monkeypatch.setattr(clu, "_knn_sums", lambda *a: pytest.fail("recomputed a cached list"))
+    for clear in (True, False):  # read from the disk, then from this process's memory
+        if clear:
+            clu._LISTS.clear()
+        got = clu._costs_and_nearest(points, weights, 3, 0.5, digest=digest, n_neighbours=8)
+        np.testing.assert_array_equal(got[3], want[3])
+    assert list(clu._LISTS) == [(digest, 8)]
+    monkeypatch.setattr(clu, "_knn_sums", real)  # another k: its costs alone, the same lists
+    got = clu._costs_and_nearest(points, weights, 5, 0.5, digest=digest, n_neighbours=8)
+    np.testing.assert_array_equal(got[3], want[3])
+    np.testing.assert_array_equal(got[0], facility_costs(points, weights, 5))
+    with cache.cold():  # running-time experiments time whole computations
+        assert not clu._LISTS
 
 
 @pytest.mark.parametrize("chunk_size", [None, 40])
@@ -121,11 +170,13 @@ def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     indptr = points.indptr.astype(np.int64)
     indices = points.indices.astype(np.int64)
     norms = np.diff(indptr)
-    col_ptr, _ = clu._csc_points(points)
-    fcost, nearest, nearest_point = clu._costs_and_nearest(points, weights, 4, 0.5)
+    col_ptr, col_pts = clu._csc_points(points)
+    fcost, nearest, nearest_point, neighbours = clu._costs_and_nearest(
+        points, weights, 4, 0.5, n_neighbours=clu._N_NEIGHBOURS)
     is_open, assign, dist, total = clu._meyerson(
         rng.permutation(n).astype(np.int64), rng.random(n), indptr, indices, norms,
-        weights.astype(np.int64), fcost, nearest, nearest_point, col_ptr, points.shape[1])
+        weights.astype(np.int64), fcost, nearest, nearest_point, neighbours, col_ptr, col_pts,
+        points.shape[1])
     dense = points.toarray()
     full = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
     opened = np.flatnonzero(is_open)
@@ -135,8 +186,8 @@ def test_meyerson_assigns_every_point_to_its_nearest_open_facility():
     assert total == pytest.approx(fcost[opened].sum() + (weights * dist).sum())
     # lower-bound step: every remaining facility has >= k users, nothing is lost
     final, _ = clu._close_small(is_open, assign.copy(), indptr, indices, norms,
-                                weights.astype(np.int64), col_ptr, points.shape[1], 4,
-                                clu._FEWEST_FIRST)
+                                weights.astype(np.int64), neighbours, col_ptr,
+                                points.shape[1], 4, clu._FEWEST_FIRST)
     sizes = np.bincount(final, weights=weights)
     assert sizes[sizes > 0].min() >= 4 and sizes.sum() == x.shape[0]
 
@@ -152,15 +203,21 @@ def _meyerson_brute(dense, order, draws, weights, fcost):
     opened = np.flatnonzero(is_open)
     assign = opened[full[:, opened].argmin(axis=1)]  # ties: lowest index
     dist = full[np.arange(len(dense)), assign]
-    return is_open, assign, dist, fcost[opened].sum() + (weights * dist).sum()
+    total = 0.0  # summed in the pass's order: the opened facilities, then every point
+    for p in opened:
+        total += fcost[p]
+    for w, d in zip(weights, dist, strict=True):
+        total += int(w) * int(d)
+    return is_open, assign, dist, total
 
 
 
 @pytest.mark.parametrize("seed", range(16))
 def test_meyerson_equals_the_pass_without_shortcuts(seed):
     # the compiled pass skips the nearest-facility search when nearest[p] <= delta <= |p| +
-    # |least norm open| already decides or p's nearest neighbour is open; every decision,
-    # assignment and cost must stay the same
+    # |least norm open| already decides, p's nearest neighbour is open or its neighbour
+    # list decides; every decision, assignment and cost must stay the same, with lists too
+    # short to decide (0, 1 or 3 points: the searches run) or long enough (32)
     rng = np.random.default_rng(seed)
     x = random_binary_matrix(rng, int(rng.integers(20, 120)), int(rng.integers(4, 30)),
                        float(rng.choice([0.03, 0.08, 0.2, 0.5])), n_copies=int(rng.integers(0, 30)))
@@ -169,19 +226,107 @@ def test_meyerson_equals_the_pass_without_shortcuts(seed):
     points, _, weights = distinct_rows(sp.csr_array(x))
     n = points.shape[0]
     indptr = points.indptr.astype(np.int64)
-    col_ptr, _ = clu._csc_points(points)
+    col_ptr, col_pts = clu._csc_points(points)
     for k in (2, 3, 8, 20):
-        fcost, nearest, nearest_point = clu._costs_and_nearest(
-            points, weights, k, float(rng.choice([0.2, 0.5, 0.8])))
+        alpha = float(rng.choice([0.2, 0.5, 0.8]))
         order, draws = rng.permutation(n).astype(np.int64), rng.random(n)
-        got = clu._meyerson(order, draws, indptr, points.indices.astype(np.int64),
-                            np.diff(indptr), weights.astype(np.int64), fcost, nearest,
-                            nearest_point, col_ptr, points.shape[1])
-        want = _meyerson_brute(points.toarray(), order, draws, weights, fcost)
-        for g, w in zip(got[:3], want[:3], strict=True):
-            np.testing.assert_array_equal(g, w)
-        assert got[3] == pytest.approx(want[3], rel=1e-12)
+        for n_neighbours in (0, 1, 3, 32):
+            fcost, nearest, nearest_point, neighbours = clu._costs_and_nearest(
+                points, weights, k, alpha, n_neighbours=n_neighbours)
+            if neighbours is None:
+                neighbours = np.empty((n, 0), np.int64)
+            got = clu._meyerson(order, draws, indptr, points.indices.astype(np.int64),
+                                np.diff(indptr), weights.astype(np.int64), fcost, nearest,
+                                nearest_point, neighbours, col_ptr, col_pts, points.shape[1])
+            want = _meyerson_brute(points.toarray(), order, draws, weights, fcost)
+            for g, w in zip(got[:3], want[:3], strict=True):
+                np.testing.assert_array_equal(g, w)
+            assert got[3] == want[3]
 
+
+
+def _close_small_brute(dense, is_open, assign, weights, k, order=None):
+    """The lower-bound step on a full distance matrix: the open facility with fewest users
+    (ties: lowest index) under k closes, or each in ``order`` if it has fewer than k then
+    and is not the last one; its users move to the nearest open facility (ties: lowest
+    index)."""
+    full = (dense[:, None, :] != dense[None, :, :]).sum(axis=2)
+    n = len(dense)
+    opened, assign = is_open.copy(), assign.copy()
+    size = np.bincount(assign, weights=weights, minlength=n).astype(np.int64)
+
+    def close(f):
+        opened[f] = False
+        facs = np.flatnonzero(opened)
+        for p in np.flatnonzero(assign == f):
+            g = facs[np.argmin(full[p, facs])]
+            assign[p] = g
+            size[g] += weights[p]
+        size[f] = 0
+
+    n_closed = 0
+    if order is None:
+        while True:
+            small = [f for f in np.flatnonzero(opened) if size[f] < k]
+            if not small:
+                return assign, n_closed
+            close(min(small, key=lambda f: (size[f], f)))
+            n_closed += 1
+    for f in order:
+        if opened[f] and size[f] < k and n_closed != is_open.sum() - 1:
+            close(f)
+            n_closed += 1
+    return assign, n_closed
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_close_small_equals_the_step_without_shortcuts(seed):
+    # the compiled step reads a user's new facility from its neighbour list when the list
+    # holds an open point, else searches: the same facilities with lists too short to
+    # decide (0, 1 or 3 points) or long enough (32), fewest-first or in a given order
+    rng = np.random.default_rng(seed)
+    x = random_binary_matrix(rng, int(rng.integers(20, 120)), int(rng.integers(4, 30)),
+                             float(rng.choice([0.03, 0.08, 0.2, 0.5])),
+                             n_copies=int(rng.integers(0, 30)))
+    points, _, weights = distinct_rows(sp.csr_array(x))
+    n = points.shape[0]
+    indptr = points.indptr.astype(np.int64)
+    indices = points.indices.astype(np.int64)
+    weights = weights.astype(np.int64)
+    col_ptr, col_pts = clu._csc_points(points)
+    for k in (2, 4, 9):
+        if k > x.shape[0]:
+            continue
+        fcost, nearest, nearest_point, neighbours = clu._costs_and_nearest(
+            points, weights, k, 0.5, n_neighbours=clu._N_NEIGHBOURS)
+        is_open, assign, _, _ = clu._meyerson(
+            rng.permutation(n).astype(np.int64), rng.random(n), indptr, indices,
+            np.diff(indptr), weights, fcost, nearest, nearest_point, neighbours, col_ptr,
+            col_pts, points.shape[1])
+        given = rng.permutation(n).astype(np.int64)
+        for order in (None, given):
+            want = _close_small_brute(points.toarray(), is_open, assign, weights, k, order)
+            for n_neighbours in (0, 1, 3, 32):
+                lists = clu._costs_and_nearest(points, weights, 0, 0.5,
+                                               n_neighbours=n_neighbours)[3]
+                if lists is None:
+                    lists = np.empty((n, 0), np.int64)
+                got = clu._close_small(is_open, assign.copy(), indptr, indices,
+                                       np.diff(indptr), weights, lists, col_ptr,
+                                       points.shape[1], k,
+                                       clu._FEWEST_FIRST if order is None else order)
+                np.testing.assert_array_equal(got[0], want[0])
+                assert got[1] == want[1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_relabel_numbers_the_values_in_increasing_order(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, int(rng.integers(1, 500)), size=int(rng.integers(1, 300)))
+    uniq, want = np.unique(values, return_inverse=True)
+    labels, n_labels = clu._relabel(values)
+    assert labels.dtype == np.int64 and n_labels == uniq.size
+    np.testing.assert_array_equal(labels, want)
 
 
 def test_meyerson_opening_rule():
