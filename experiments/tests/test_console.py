@@ -342,7 +342,7 @@ def parsed(*argv):
 
 def test_every_subcommand_takes_its_config_keys_in_any_order_with_its_flags():
     a = parsed("reproduce", "day2016", "n_jobs=2", "--scale", "small")
-    assert (a.paper, a.scale, a.overrides) == ("day2016", "small", ["n_jobs=2"])
+    assert (a.papers, a.scale, a.overrides) == (["day2016"], "small", ["n_jobs=2"])
     a = parsed("reproduce", "day2016", "scale=smoke", "--print", "experiment.grid.epsilon=[1]")
     assert (a.scale, a.print_only, a.overrides) == ("smoke", True,
                                                     ["experiment.grid.epsilon=[1]"])
